@@ -1,0 +1,52 @@
+/**
+ * `create-mcp-server schemas add <revision> --from <dir|url>`: record a new
+ * revision in the manifest (sha256 of both files, era inferred from the
+ * schema), copy its files into `schemas/<revision>/`, regenerate `out/`, and
+ * return the rule diff against the previous revision for review.
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { diffRules, formatDiff } from "./diff.js";
+import { extractModel, inferEra } from "./extract.js";
+import { generate } from "./generate.js";
+import { type Manifest, SCHEMA_FILES, loadManifest, saveManifest } from "./manifest.js";
+import { SchemaError, sha256 } from "./sync.js";
+
+async function readSource(from: string, file: string): Promise<{ data: Buffer; url: string }> {
+  if (/^https?:\/\//.test(from)) {
+    const url = `${from.replace(/\/$/, "")}/${file}`;
+    const res = await fetch(url);
+    if (!res.ok) throw new SchemaError(`${url}: download failed with HTTP ${res.status}`);
+    return { data: Buffer.from(await res.arrayBuffer()), url };
+  }
+  const path = resolve(from, file);
+  if (!existsSync(path)) throw new SchemaError(`${path}: missing`);
+  return { data: readFileSync(path), url: `file:${path}` };
+}
+
+export async function addRevision(revision: string, from: string, options: { schemasDir: string; outDir: string }): Promise<string> {
+  if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(revision)) throw new SchemaError(`invalid revision id ${JSON.stringify(revision)}`);
+  const manifestPath = join(options.schemasDir, "manifest.json");
+  const manifest: Manifest = loadManifest(manifestPath);
+  if (manifest.revisions.some((r) => r.id === revision)) throw new SchemaError(`revision ${revision} is already in ${manifestPath}`);
+  const ts = await readSource(from, "schema.ts");
+  const json = await readSource(from, "schema.json");
+  const model = extractModel(ts.url, ts.data.toString("utf8"), json.url, json.data.toString("utf8"));
+  const era = inferEra(model);
+  const dir = join(options.schemasDir, revision);
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, "schema.ts"), ts.data);
+  writeFileSync(join(dir, "schema.json"), json.data);
+  const previous = manifest.revisions[manifest.revisions.length - 1]?.id;
+  const files = Object.fromEntries(
+    SCHEMA_FILES.map((f) => {
+      const { data, url } = f === "schema.ts" ? ts : json;
+      return [f, { url, sha256: sha256(data), bytes: data.length }];
+    }),
+  ) as Manifest["revisions"][number]["files"];
+  const updated: Manifest = { ...manifest, revisions: [...manifest.revisions, { id: revision, era, files }] };
+  saveManifest(updated, manifestPath);
+  const { generated } = await generate({ schemasDir: options.schemasDir, outDir: options.outDir });
+  const header = `added ${revision} (era ${era}) to ${manifestPath}; regenerated ${generated.files.length} files`;
+  return previous ? `${header}\n\n${formatDiff(diffRules(generated.rules, previous, revision))}` : header;
+}

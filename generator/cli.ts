@@ -1,0 +1,134 @@
+/**
+ * The `create-mcp-server` command line (commander).
+ *
+ *   create-mcp-server [dir]                  scaffold a server project
+ *   create-mcp-server generate [--check]     schemas → out/
+ *   create-mcp-server schemas sync           fetch and verify the pinned schemas
+ *   create-mcp-server schemas add <rev>      add a new revision and print its rule diff
+ *   create-mcp-server rules diff <a> <b>     what changed between two revisions
+ *   create-mcp-server rules show [rev]       the rules of one revision
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { Command, CommanderError } from "commander";
+import { PROJECT_ROOT } from "./manifest.js";
+
+const pkg = JSON.parse(readFileSync(join(PROJECT_ROOT, "package.json"), "utf8")) as { version: string };
+
+function fail(err: unknown): never {
+  const message = err instanceof Error ? err.message : String(err);
+  process.stderr.write(`create-mcp-server: ${message.split("\n")[0]}\n`);
+  process.exit(1);
+}
+
+export function buildProgram(): Command {
+  const program = new Command("create-mcp-server")
+    .description("Scaffold and generate spec-exact, dual-era MCP servers from the official schemas")
+    .version(pkg.version, "-v, --version")
+    .showHelpAfterError();
+
+  program
+    .command("generate")
+    .description("generate types, validators, error tables and the revision rules module into out/")
+    .option("--check", "exit non-zero and name the stale files when out/ differs from what the schemas produce")
+    .option("--out <dir>", "output directory", join(PROJECT_ROOT, "out"))
+    .option("--schemas <dir>", "directory with manifest.json and <revision>/schema.{ts,json}", join(PROJECT_ROOT, "schemas"))
+    .option("--verbose", "print where the time goes")
+    .action(async (opts: { check?: boolean; out: string; schemas: string; verbose?: boolean }) => {
+      const { generate } = await import("./generate.js");
+      const t0 = performance.now();
+      const { stale, generated } = await generate({ check: opts.check, outDir: opts.out, schemasDir: opts.schemas });
+      const ms = performance.now() - t0;
+      if (opts.verbose) {
+        for (const [k, v] of Object.entries(generated.timings)) process.stdout.write(`  ${k.padEnd(11)} ${v.toFixed(0)} ms\n`);
+      }
+      if (opts.check) {
+        if (stale.length) {
+          process.stderr.write(`create-mcp-server: out/ is stale; run 'create-mcp-server generate'. Stale files:\n${stale.map((s) => `  ${s}`).join("\n")}\n`);
+          process.exit(1);
+        }
+        process.stdout.write(`out/ is up to date (${generated.files.length} files)\n`);
+        return;
+      }
+      process.stdout.write(`generated ${generated.files.length} files for ${generated.rules.revisions.map((r) => r.id).join(", ")} in ${(ms / 1000).toFixed(1)} s\n`);
+    });
+
+  const schemas = program.command("schemas").description("manage the pinned official schemas");
+  schemas
+    .command("sync")
+    .description("fill schemas/<revision>/ from --mirror DIR or MCP_SCHEMA_MIRROR, else download the pinned URLs; every file is checked against its sha256")
+    .option("--mirror <dir>", "local directory laid out as <revision>/schema.{ts,json}")
+    .option("--schemas <dir>", "target schemas directory (with manifest.json)", join(PROJECT_ROOT, "schemas"))
+    .action(async (opts: { mirror?: string; schemas: string }) => {
+      const { syncSchemas } = await import("./sync.js");
+      const { loadManifest } = await import("./manifest.js");
+      const result = await syncSchemas(loadManifest(join(opts.schemas, "manifest.json")), { mirror: opts.mirror, schemasDir: opts.schemas });
+      process.stdout.write(`schemas: ${result.written.length} written, ${result.unchanged.length} already verified\n`);
+    });
+  schemas
+    .command("add <revision>")
+    .description("add a new revision (era inferred from the schema), regenerate, and print the rule diff against the previous revision")
+    .requiredOption("--from <dir|url>", "directory or base URL holding schema.ts and schema.json of the revision")
+    .option("--schemas <dir>", "schemas directory (with manifest.json)", join(PROJECT_ROOT, "schemas"))
+    .option("--out <dir>", "output directory", join(PROJECT_ROOT, "out"))
+    .action(async (revision: string, opts: { from: string; schemas: string; out: string }) => {
+      const { addRevision } = await import("./add.js");
+      process.stdout.write((await addRevision(revision, opts.from, { schemasDir: opts.schemas, outDir: opts.out })) + "\n");
+    });
+
+  const rules = program.command("rules").description("read the generated revision rules");
+  rules
+    .command("diff <from> <to>")
+    .description("print what changed between two revisions: methods, notifications, error codes, capabilities, definitions")
+    .option("--out <dir>", "generated output directory", join(PROJECT_ROOT, "out"))
+    .action(async (from: string, to: string, opts: { out: string }) => {
+      const { diffRules, formatDiff } = await import("./diff.js");
+      process.stdout.write(formatDiff(diffRules(readRules(opts.out), from, to)) + "\n");
+    });
+  rules
+    .command("show [revision]")
+    .description("print the methods, error codes and prose rules of one revision (default: all revisions, as JSON)")
+    .option("--out <dir>", "generated output directory", join(PROJECT_ROOT, "out"))
+    .action(async (revision: string | undefined, opts: { out: string }) => {
+      const data = readRules(opts.out);
+      if (!revision) return void process.stdout.write(JSON.stringify(data.revisions, null, 2) + "\n");
+      if (!data.revisions.some((r) => r.id === revision)) fail(`unknown revision ${revision}; known: ${data.revisions.map((r) => r.id).join(", ")}`);
+      const era = data.revisions.find((r) => r.id === revision)!.era;
+      const lines = [`revision ${revision} (${era})`, "methods:"];
+      for (const [m, rule] of Object.entries(data.methods)) if (rule.byRevision[revision]) lines.push(`  ${m}  ${rule.byRevision[revision].kind} ${rule.byRevision[revision].directions.join(", ")}`);
+      lines.push("error codes:");
+      for (const [n, list] of Object.entries(data.errorCodes)) for (const c of list) if (c.revisions.includes(revision)) lines.push(`  ${n} ${c.code}  (${c.source})`);
+      lines.push("prose rules:");
+      for (const [n, p] of Object.entries(data.prose)) lines.push(`  ${n} = ${JSON.stringify(p.byRevision[revision])}`);
+      process.stdout.write(lines.join("\n") + "\n");
+    });
+
+  program
+    .argument("[dir]", "directory of the new server project")
+    .allowUnknownOption(false)
+    .passThroughOptions()
+    .action(async (dir: string | undefined) => {
+      const { scaffoldCommand } = await import("./scaffold.js");
+      await scaffoldCommand(dir, process.argv.slice(2));
+    });
+  return program;
+}
+
+function readRules(outDir: string) {
+  try {
+    return JSON.parse(readFileSync(join(outDir, "rules.json"), "utf8")) as import("./rules.js").RulesData;
+  } catch {
+    fail(`${join(outDir, "rules.json")}: not found; run 'create-mcp-server generate' first`);
+  }
+}
+
+export async function main(argv = process.argv): Promise<void> {
+  const program = buildProgram();
+  program.exitOverride();
+  try {
+    await program.parseAsync(argv);
+  } catch (err) {
+    if (err instanceof CommanderError) process.exit(err.exitCode);
+    fail(err);
+  }
+}

@@ -1,0 +1,131 @@
+/**
+ * `create-mcp-server generate`: schemas → `out/`.
+ *
+ * For each revision R: `out/R/types.ts`, `out/R/validators.js` (+ `.d.ts`),
+ * `out/R/errors.ts`, `out/R/index.ts`; and once: `out/rules.json`,
+ * `out/rules.ts`, `out/index.ts`. Everything is rendered in memory, formatted
+ * by prettier, and only then written, through a temporary directory swapped in
+ * by rename, so a failure never leaves `out/` half-written. Output is
+ * deterministic: generating twice gives identical bytes.
+ */
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+import * as prettier from "prettier";
+import { extractModel, inferEra, type SchemaModel } from "./extract.js";
+import { type Manifest, PROJECT_ROOT, loadManifest } from "./manifest.js";
+import { buildRules, emitRulesModule, type RulesData } from "./rules.js";
+import { SchemaError, readSchemaFiles } from "./sync.js";
+import { emitErrors, emitTypes } from "./types.js";
+import { emitValidators } from "./validators.js";
+
+export interface GenerateOptions {
+  /** Directory holding `manifest.json` and `<revision>/schema.{ts,json}`; default `schemas/`. */
+  schemasDir?: string;
+  outDir?: string;
+  /** Called with timing lines, for `--verbose`. */
+  log?: (line: string) => void;
+}
+
+export interface GeneratedFile {
+  path: string;
+  content: string;
+}
+
+export interface Generated {
+  files: GeneratedFile[];
+  rules: RulesData;
+  timings: Record<string, number>;
+}
+
+const PRETTIER: prettier.Options = { printWidth: 120 };
+
+export async function render(options: GenerateOptions = {}): Promise<Generated> {
+  const schemasDir = resolve(options.schemasDir ?? join(PROJECT_ROOT, "schemas"));
+  const manifest: Manifest = loadManifest(join(schemasDir, "manifest.json"));
+  const timings: Record<string, number> = { parse: 0, validators: 0, types: 0, format: 0 };
+  const time = <T>(key: string, f: () => T): T => {
+    const t0 = performance.now();
+    try {
+      return f();
+    } finally {
+      timings[key] += performance.now() - t0;
+    }
+  };
+  const files: GeneratedFile[] = [];
+  const inputs: { id: string; era: "legacy" | "modern"; model: SchemaModel }[] = [];
+  for (const r of manifest.revisions) {
+    const { ts, json, dir } = readSchemaFiles(r, schemasDir);
+    const tsPath = join(dir, "schema.ts");
+    const jsonPath = join(dir, "schema.json");
+    const model = time("parse", () => extractModel(tsPath, ts, jsonPath, json));
+    const inferred = inferEra(model);
+    if (inferred !== r.era) throw new SchemaError(`${tsPath}: manifest says era ${r.era} but the schema defines ${inferred === "modern" ? "server/discover" : "initialize"} (era ${inferred})`);
+    inputs.push({ id: r.id, era: r.era, model });
+    const v = time("validators", () => emitValidators(jsonPath, JSON.parse(json), model));
+    files.push({ path: `${r.id}/validators.js`, content: v.js });
+    files.push({ path: `${r.id}/validators.d.ts`, content: v.dts });
+    files.push({ path: `${r.id}/types.ts`, content: time("types", () => emitTypes(tsPath, ts, model, r.id)) });
+    files.push({ path: `${r.id}/index.ts`, content: `export * from "./types.js";\nexport * as errors from "./errors.js";\nexport * as validators from "./validators.js";\n` });
+  }
+  const rules = buildRules(inputs);
+  for (const { id } of inputs) {
+    const codes = Object.entries(rules.errorCodes).flatMap(([name, list]) => list.filter((c) => c.revisions.includes(id)).map((c) => ({ name, code: c.code, source: c.source })));
+    files.push({ path: `${id}/errors.ts`, content: emitErrors(id, codes) });
+  }
+  files.push({ path: "rules.json", content: JSON.stringify(rules, null, 2) + "\n" });
+  files.push({ path: "rules.ts", content: emitRulesModule(rules) });
+  const t0 = performance.now();
+  const formatted = await Promise.all(
+    files.map(async (f) => {
+      const parser = f.path.endsWith(".json") ? "json" : f.path.endsWith(".js") ? "babel" : "typescript";
+      return { path: f.path, content: await prettier.format(f.content, { ...PRETTIER, parser }) };
+    }),
+  );
+  timings.format = performance.now() - t0;
+  formatted.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return { files: formatted, rules, timings };
+}
+
+function listFiles(dir: string, base = dir): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir).flatMap((name) => {
+    const p = join(dir, name);
+    return statSync(p).isDirectory() ? listFiles(p, base) : [relative(base, p)];
+  });
+}
+
+/** Files of `outDir` that differ from `generated`, are missing, or should not be there. */
+export function staleFiles(outDir: string, generated: GeneratedFile[]): string[] {
+  const stale: string[] = [];
+  const expected = new Set(generated.map((f) => f.path));
+  for (const f of generated) {
+    const p = join(outDir, f.path);
+    if (!existsSync(p) || readFileSync(p, "utf8") !== f.content) stale.push(f.path);
+  }
+  for (const p of listFiles(outDir)) if (!expected.has(p)) stale.push(p);
+  return stale.sort();
+}
+
+/** Write `generated` to `outDir` atomically: a sibling temp dir, then rename. */
+export function writeOut(outDir: string, generated: GeneratedFile[]): void {
+  const out = resolve(outDir);
+  const tmp = `${out}.tmp-${process.pid}`;
+  const old = `${out}.old-${process.pid}`;
+  rmSync(tmp, { recursive: true, force: true });
+  for (const f of generated) {
+    const p = join(tmp, f.path);
+    mkdirSync(dirname(p), { recursive: true });
+    writeFileSync(p, f.content);
+  }
+  if (existsSync(out)) renameSync(out, old);
+  renameSync(tmp, out);
+  rmSync(old, { recursive: true, force: true });
+}
+
+export async function generate(options: GenerateOptions & { check?: boolean } = {}): Promise<{ stale: string[]; generated: Generated }> {
+  const outDir = resolve(options.outDir ?? join(PROJECT_ROOT, "out"));
+  const generated = await render(options);
+  if (options.check) return { stale: staleFiles(outDir, generated.files), generated };
+  writeOut(outDir, generated.files);
+  return { stale: [], generated };
+}

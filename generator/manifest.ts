@@ -1,0 +1,60 @@
+/**
+ * The project's schema manifest (`schemas/manifest.json`): which revisions
+ * create-mcp-server supports, in declaration order, with each revision's era
+ * and the pinned upstream URL and sha256 of its `schema.ts` and `schema.json`.
+ *
+ * Revision order is the order of declaration in the manifest, never string
+ * order: the rules module and every "from/until" range resolve against it.
+ */
+import { readFileSync, writeFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+export type Era = "legacy" | "modern";
+export const SCHEMA_FILES = ["schema.ts", "schema.json"] as const;
+export type SchemaFile = (typeof SCHEMA_FILES)[number];
+
+export interface PinnedFile {
+  url: string;
+  sha256: string;
+  bytes: number;
+}
+
+export interface ManifestRevision {
+  id: string;
+  era: Era;
+  files: Record<SchemaFile, PinnedFile>;
+}
+
+export interface Manifest {
+  source: string;
+  commit: string;
+  revisions: ManifestRevision[];
+}
+
+export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+export const MANIFEST_PATH = join(PROJECT_ROOT, "schemas", "manifest.json");
+
+export function loadManifest(path = MANIFEST_PATH): Manifest {
+  const manifest = JSON.parse(readFileSync(path, "utf8")) as Manifest;
+  const seen = new Set<string>();
+  for (const r of manifest.revisions) {
+    if (seen.has(r.id)) throw new Error(`${path}: revision ${r.id} is listed twice`);
+    seen.add(r.id);
+    if (r.era !== "legacy" && r.era !== "modern") {
+      throw new Error(`${path}: revision ${r.id} has era ${JSON.stringify(r.era)}; expected "legacy" or "modern"`);
+    }
+  }
+  return manifest;
+}
+
+export function saveManifest(manifest: Manifest, path = MANIFEST_PATH): void {
+  writeFileSync(path, JSON.stringify(manifest, null, 2) + "\n");
+}
+
+export const SCHEMAS_DIR = join(PROJECT_ROOT, "schemas");
+
+/** Directory of the synced schema files of one revision: `schemas/<revision>/`. */
+export function schemaDir(revision: string, schemasDir = SCHEMAS_DIR): string {
+  return join(schemasDir, revision);
+}

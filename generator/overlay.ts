@@ -1,0 +1,154 @@
+/**
+ * Rules that only the specification's prose states (or that the schema
+ * states only in doc comments), kept as reviewed data. Each rule becomes a
+ * typed predicate in the generated rules module (`out/rules.ts`).
+ *
+ * Ranges (`from` / `until`, both inclusive) resolve against the manifest's
+ * declaration order, so a revision added later inherits every rule whose range
+ * is open-ended. Every rule cites the spec page and section it comes from
+ * (paths under the spec tree of the named revision, `spec/<revision>/...`).
+ *
+ * Review this file like code: a change here changes what every generated
+ * server does.
+ */
+
+export interface RuleRange<V> {
+  from?: string;
+  until?: string;
+  value: V;
+}
+
+export interface ProseRule<V = unknown> {
+  /** Name of the generated predicate, e.g. `supportsBatches`. */
+  name: string;
+  /** TypeScript type of the predicate's value. */
+  type: "boolean" | "number" | "string" | "string[]";
+  summary: string;
+  /** Value for revisions that no range covers. */
+  otherwise: V;
+  /** Ranges in order; a later range overrides an earlier one. */
+  ranges: RuleRange<V>[];
+  /** Spec citations: `spec/<revision>/<page>.mdx#<section>`. */
+  cite: string[];
+}
+
+const rule = <V>(r: ProseRule<V>): ProseRule<V> => r;
+
+export const PROSE_RULES: ProseRule[] = [
+  rule({
+    name: "supportsBatches",
+    type: "boolean",
+    summary: "JSON-RPC batches MUST be accepted in 2025-03-26 only; 2025-06-18 removed batching.",
+    otherwise: false,
+    ranges: [{ from: "2025-03-26", until: "2025-03-26", value: true }],
+    cite: ["spec/2025-03-26/basic/index.mdx#batching", "spec/2025-06-18/changelog.mdx#major-changes"],
+  }),
+  rule({
+    name: "parseErrorOmitsId",
+    type: "boolean",
+    summary: "A parse error response omits `id` from 2025-11-25 (JSONRPCErrorResponse.id optional); earlier revisions use `id: null`.",
+    otherwise: false,
+    ranges: [{ from: "2025-11-25", value: true }],
+    cite: ["spec/2025-11-25/basic/index.mdx#error-responses", "spec/2025-11-25/schema.mdx#jsonrpcerrorresponse"],
+  }),
+  rule({
+    name: "resourceNotFoundCode",
+    type: "number",
+    summary: "Resource not found is -32002 in the legacy revisions and -32602 (Invalid Params) from 2026-07-28.",
+    otherwise: -32002,
+    ranges: [{ from: "2026-07-28", value: -32602 }],
+    cite: [
+      "spec/2024-11-05/server/resources.mdx#error-handling",
+      "spec/2025-11-25/server/resources.mdx#error-handling",
+      "spec/2026-07-28/server/resources.mdx#error-handling",
+      "spec/2026-07-28/changelog.mdx#major-changes",
+    ],
+  }),
+  rule({
+    name: "toolInputErrorsAsResult",
+    type: "boolean",
+    summary: "Invalid tool arguments are a protocol error (-32602) up to 2025-06-18 and a CallToolResult with isError: true from 2025-11-25.",
+    otherwise: false,
+    ranges: [{ from: "2025-11-25", value: true }],
+    cite: ["spec/2025-06-18/server/tools.mdx#error-handling", "spec/2025-11-25/server/tools.mdx#error-handling"],
+  }),
+  rule({
+    name: "structuredContentMustBeObject",
+    type: "boolean",
+    summary: "structuredContent (and outputSchema) must be a JSON object in 2025-06-18 and 2025-11-25; 2026-07-28 allows any JSON value.",
+    otherwise: false,
+    ranges: [{ from: "2025-06-18", until: "2025-11-25", value: true }],
+    cite: ["spec/2025-06-18/server/tools.mdx#structured-content", "spec/2026-07-28/server/tools.mdx#structured-content"],
+  }),
+  rule({
+    name: "reservesMetaPrefix",
+    type: "boolean",
+    summary: "`_meta` keys under `io.modelcontextprotocol/` are reserved for MCP from 2025-11-25; send reserved keys only to peers whose revision reserves them.",
+    otherwise: false,
+    ranges: [{ from: "2025-11-25", value: true }],
+    cite: ["spec/2025-11-25/basic/index.mdx#_meta", "spec/2026-07-28/basic/index.mdx#_meta"],
+  }),
+  rule({
+    name: "transports",
+    type: "string[]",
+    summary: "Standard transports: stdio always; HTTP+SSE in 2024-11-05 (deprecated from 2025-03-26); Streamable HTTP from 2025-03-26.",
+    otherwise: ["stdio", "streamable-http"],
+    ranges: [{ until: "2024-11-05", value: ["stdio", "http+sse"] }],
+    cite: ["spec/2024-11-05/basic/transports.mdx#http-with-sse", "spec/2025-03-26/basic/transports.mdx#streamable-http"],
+  }),
+  rule({
+    name: "httpHeaders",
+    type: "string[]",
+    summary:
+      "HTTP headers the transport defines: Mcp-Session-Id from 2025-03-26 until 2025-11-25; MCP-Protocol-Version from 2025-06-18; Mcp-Method and Mcp-Name (and Mcp-Param-*) from 2026-07-28, which has no sessions.",
+    otherwise: [],
+    ranges: [
+      { from: "2025-03-26", until: "2025-03-26", value: ["Mcp-Session-Id", "Last-Event-ID"] },
+      { from: "2025-06-18", until: "2025-11-25", value: ["Mcp-Session-Id", "MCP-Protocol-Version", "Last-Event-ID"] },
+      { from: "2026-07-28", value: ["MCP-Protocol-Version", "Mcp-Method", "Mcp-Name", "Mcp-Param-*"] },
+    ],
+    cite: [
+      "spec/2025-03-26/basic/transports.mdx#session-management",
+      "spec/2025-06-18/basic/transports.mdx#protocol-version-header",
+      "spec/2026-07-28/basic/transports/streamable-http.mdx#standard-request-headers",
+      "spec/2026-07-28/basic/transports/streamable-http.mdx#custom-headers-from-tool-parameters",
+    ],
+  }),
+  rule({
+    name: "hasSessions",
+    type: "boolean",
+    summary: "Streamable HTTP sessions (Mcp-Session-Id minted at initialize, 404 after termination) exist from 2025-03-26 until 2025-11-25.",
+    otherwise: false,
+    ranges: [{ from: "2025-03-26", until: "2025-11-25", value: true }],
+    cite: ["spec/2025-03-26/basic/transports.mdx#session-management", "spec/2026-07-28/basic/transports/streamable-http.mdx#backward-compatibility"],
+  }),
+  rule({
+    name: "disconnectIsCancellation",
+    type: "boolean",
+    summary: "On HTTP, a client disconnect MUST be treated as cancellation from 2026-07-28; in the legacy revisions it SHOULD NOT be.",
+    otherwise: false,
+    ranges: [{ from: "2026-07-28", value: true }],
+    cite: ["spec/2025-06-18/basic/transports.mdx#sending-messages-to-the-server", "spec/2026-07-28/basic/transports/streamable-http.mdx#cancellation"],
+  }),
+  rule({
+    name: "unknownMethodHttpStatus",
+    type: "number",
+    summary: "Over Streamable HTTP an unknown method is HTTP 404 with -32601 from 2026-07-28; earlier revisions answer 200 with the JSON-RPC error.",
+    otherwise: 200,
+    ranges: [{ from: "2026-07-28", value: 404 }],
+    cite: ["spec/2026-07-28/basic/transports/streamable-http.mdx#server-validation"],
+  }),
+  rule({
+    name: "serverMaySendRequests",
+    type: "boolean",
+    summary: "A 2026-07-28 server MUST NOT send requests to the client; questions travel as inputRequests of an input_required result.",
+    otherwise: true,
+    ranges: [{ from: "2026-07-28", value: false }],
+    cite: ["spec/2026-07-28/basic/patterns/mrtr.mdx", "spec/2026-07-28/basic/index.mdx#statelessness"],
+  }),
+];
+
+/** Error codes the prose defines outside schema.ts, with their values per revision (from the rule named). */
+export const PROSE_ERROR_CODES: { name: string; rule: string; cite: (revision: string) => string }[] = [
+  { name: "RESOURCE_NOT_FOUND", rule: "resourceNotFoundCode", cite: (r) => `spec/${r}/server/resources.mdx#error-handling` },
+];
