@@ -36,7 +36,7 @@ export interface SchemaModel {
   inputRequiredMethods: string[];
   /** Whether request types such as CallToolRequest carry `jsonrpc`/`id` themselves. */
   requestTypesIncludeEnvelope: boolean;
-  /** JSON Schema definition name → its property names. */
+  /** JSON Schema definition name → its property names (and `params.<name>` for inline params objects). */
   definitions: Record<string, string[]>;
   /** `definitions` (draft-07) or `$defs` (2020-12). */
   definitionsKey: "definitions" | "$defs";
@@ -212,7 +212,12 @@ export function extractModel(tsPath: string, tsText: string, jsonPath: string, j
   const requestTypesIncludeEnvelope = probe ? findProperty(sf, probe.typeName, "jsonrpc") !== undefined : false;
 
   const definitions: Record<string, string[]> = {};
-  for (const name of Object.keys(defs).sort()) definitions[name] = Object.keys(defs[name]?.properties ?? {}).sort();
+  for (const name of Object.keys(defs).sort()) {
+    const props = (defs[name]?.properties ?? {}) as Record<string, { properties?: Record<string, unknown> }>;
+    // Inline `params` objects (older revisions declare params in place) contribute `params.<field>` entries.
+    const inline = Object.keys(props.params?.properties ?? {}).map((k) => `params.${k}`);
+    definitions[name] = [...Object.keys(props), ...inline].sort();
+  }
 
   const declarations: string[] = [];
   for (const s of sf.getStatements()) {

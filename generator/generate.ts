@@ -72,6 +72,11 @@ export async function render(options: GenerateOptions = {}): Promise<Generated> 
     const codes = Object.entries(rules.errorCodes).flatMap(([name, list]) => list.filter((c) => c.revisions.includes(id)).map((c) => ({ name, code: c.code, source: c.source })));
     files.push({ path: `${id}/errors.ts`, content: emitErrors(id, codes) });
   }
+  const newest = inputs[inputs.length - 1].id;
+  files.push({
+    path: "latest.ts",
+    content: `// The protocol types of the newest revision (${newest}): what handlers are typed with.\nexport * from "./${newest}/types.js";\nexport const LATEST_REVISION = ${JSON.stringify(newest)};\n`,
+  });
   files.push({ path: "rules.json", content: JSON.stringify(rules, null, 2) + "\n" });
   files.push({ path: "rules.ts", content: emitRulesModule(rules) });
   const t0 = performance.now();

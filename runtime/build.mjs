@@ -1,0 +1,24 @@
+// Builds the runtime package: tsc (runtime/src and the generated out/ modules) into dist/,
+// copies the generated ajv standalone validators, and writes the dist/index entry.
+import { execFileSync } from "node:child_process";
+import { cpSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const out = join(here, "..", "out");
+if (!existsSync(join(out, "rules.ts"))) {
+  console.error("runtime build: ../out/rules.ts is missing; run 'npm run generate' first");
+  process.exit(1);
+}
+rmSync(join(here, "dist"), { recursive: true, force: true });
+const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
+execFileSync(process.execPath, [tsc, "-p", join(here, "tsconfig.json")], { stdio: "inherit" });
+for (const revision of readdirSync(out, { withFileTypes: true }).filter((d) => d.isDirectory())) {
+  const target = join(here, "dist", "out", revision.name);
+  mkdirSync(target, { recursive: true });
+  for (const f of ["validators.js", "validators.d.ts"]) cpSync(join(out, revision.name, f), join(target, f));
+}
+writeFileSync(join(here, "dist", "index.js"), 'export * from "./runtime/src/index.js";\n');
+writeFileSync(join(here, "dist", "index.d.ts"), 'export * from "./runtime/src/index.js";\n');

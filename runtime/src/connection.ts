@@ -1,0 +1,548 @@
+/**
+ * One place decides the era. A Connection is one peer link (a stdio pipe, or
+ * one legacy HTTP session, or one modern HTTP request): it classifies each
+ * inbound message, settles the era and the revision in force, validates the
+ * message against that revision's generated validator, dispatches it to the
+ * server, and encodes the answer for that revision. The path is one way:
+ * transport → classify → route → validate → dispatch → encode.
+ *
+ * Legacy (handshake) era: spec/2025-11-25/basic/lifecycle.mdx
+ * Modern (stateless) era:  spec/2026-07-28/basic/versioning.mdx, spec/2026-07-28/basic/index.mdx#statelessness
+ */
+import type { LoggingLevel } from "../../out/latest.js";
+import { classify, McpError, type JsonRpcMessage, type JsonRpcRequest, type JsonRpcResponse, type RequestId } from "./jsonrpc.js";
+import {
+  type Revision,
+  LATEST_MODERN,
+  definesErrorCode,
+  errorCode,
+  hasField,
+  hasCapability,
+  hasMethod,
+  isLegacy,
+  isModern,
+  isRevision,
+  methodFlows,
+  methodKind,
+  parseErrorOmitsId,
+  supportsBatches,
+  validatorsFor,
+  describeErrors,
+  type RevisionValidators,
+} from "./rules.js";
+import { LOGGING_LEVELS, McpServer, MissingCapabilityError, type RequestContext } from "./server.js";
+
+export const META_PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion";
+export const META_CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities";
+export const META_CLIENT_INFO = "io.modelcontextprotocol/clientInfo";
+export const META_LOG_LEVEL = "io.modelcontextprotocol/logLevel";
+
+/** Where messages for one request go: the connection's output, or (HTTP) that request's own stream. */
+export interface Sink {
+  send(message: JsonRpcMessage): void;
+}
+
+/** Legacy per-session state: spec/2025-11-25/basic/lifecycle.mdx. Nothing here is visible to modern requests. */
+export interface LegacySession {
+  revision: Revision;
+  clientCapabilities: Record<string, unknown>;
+  clientInfo?: Record<string, unknown>;
+  /** notifications/initialized received. */
+  initialized: boolean;
+  /** Set by logging/setLevel. */
+  logLevel?: LoggingLevel;
+  subscriptions: Set<string>;
+  /** Server notifications held until notifications/initialized (only pings and logging may precede it). */
+  held: JsonRpcMessage[];
+}
+
+interface InFlight {
+  controller: AbortController;
+  /** Set when the client cancelled: no response may follow. */
+  cancelled: boolean;
+}
+
+interface PendingClientRequest {
+  resolve(result: Record<string, unknown>): void;
+  reject(err: Error): void;
+  timer: NodeJS.Timeout;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+const levelRank = (l: string) => LOGGING_LEVELS.indexOf(l as LoggingLevel);
+
+/** Required server capability (dotted path) for an inbound method, where the spec gates one. */
+const CAPABILITY_FOR_METHOD: Record<string, string> = {
+  "tools/list": "tools",
+  "tools/call": "tools",
+  "resources/list": "resources",
+  "resources/templates/list": "resources",
+  "resources/read": "resources",
+  "resources/subscribe": "resources.subscribe",
+  "resources/unsubscribe": "resources.subscribe",
+  "prompts/list": "prompts",
+  "prompts/get": "prompts",
+  "completion/complete": "completions",
+  "logging/setLevel": "logging",
+};
+
+export interface ConnectionOptions {
+  transport: "stdio" | "http";
+  /** HTTP only: this connection serves one era (a legacy session, or one modern request). */
+  era?: "legacy" | "modern";
+}
+
+export class Connection {
+  /** Legacy state, once `initialize` has been answered. On stdio it makes the pipe legacy for its lifetime. */
+  session?: LegacySession;
+  private readonly inFlight = new Map<RequestId, InFlight>();
+  private readonly pendingClient = new Map<RequestId, PendingClientRequest>();
+  private nextServerRequestId = 0;
+  private readonly work = new Set<Promise<void>>();
+
+  constructor(
+    readonly server: McpServer,
+    private readonly out: Sink,
+    readonly options: ConnectionOptions = { transport: "stdio" },
+  ) {}
+
+  /** Resolves when every request received so far has been answered. */
+  async idle(): Promise<void> {
+    while (this.work.size) await Promise.allSettled([...this.work]);
+  }
+
+  /** Abort every in-flight request (transport closed). */
+  abortAll(): void {
+    for (const f of this.inFlight.values()) f.controller.abort(new Error("connection closed"));
+    for (const p of this.pendingClient.values()) {
+      clearTimeout(p.timer);
+      p.reject(new Error("connection closed"));
+    }
+    this.pendingClient.clear();
+  }
+
+  /** The revision whose rules shape errors when no request has named one: the session's, else the newest served. */
+  private get fallbackRevision(): Revision {
+    return this.session?.revision ?? this.server.revisions[this.server.revisions.length - 1];
+  }
+
+  /** An error response with the id the revision allows when the request's id is unknown: omitted from 2025-11-25, null before. */
+  errorResponse(id: RequestId | null | undefined, code: number, message: string, data?: unknown, revision = this.fallbackRevision): JsonRpcResponse {
+    const error = data === undefined ? { code, message } : { code, message, data };
+    if (id === null || id === undefined) return parseErrorOmitsId(revision) ? { jsonrpc: "2.0", error } : { jsonrpc: "2.0", id: null, error };
+    return { jsonrpc: "2.0", id, error };
+  }
+
+  /** A line or body that is not JSON: -32700, answered in arrival order (the session in force decides the id form). */
+  parseError(detail: string, sink: Sink = this.out): Promise<void> {
+    return this.inOrder(() => sink.send(this.errorResponse(null, errorCode(this.fallbackRevision, "PARSE_ERROR")!, `Parse error: ${detail}`)));
+  }
+
+  /** An inbound message too large to read: -32600, id unknown. */
+  tooLarge(limit: number, sink: Sink = this.out): Promise<void> {
+    return this.inOrder(() => sink.send(this.errorResponse(null, errorCode(this.fallbackRevision, "INVALID_REQUEST")!, `Invalid Request: message larger than ${limit} bytes`)));
+  }
+
+  private inOrder(f: () => void): Promise<void> {
+    const previous = this.admission;
+    const task = previous.then(f);
+    this.admission = task;
+    return task;
+  }
+
+  /**
+   * Receive one parsed JSON value (a message or a batch). Answers go to `sink`
+   * (default: the connection's output). Resolves when the value is answered.
+   *
+   * Messages are *admitted* strictly in arrival order (era routing, the
+   * handshake, validation), so `initialize` settles the session before the
+   * next line is routed; handlers then run concurrently and may finish in
+   * any order.
+   */
+  receive(value: unknown, sink: Sink = this.out): Promise<void> {
+    let release!: () => void;
+    const admitted = new Promise<void>((r) => (release = r));
+    const previous = this.admission;
+    this.admission = admitted;
+    const task = previous.then(() => (Array.isArray(value) ? this.receiveBatch(value, sink, release) : this.receiveOne(value, sink, release))).finally(release);
+    this.work.add(task);
+    return task.finally(() => this.work.delete(task));
+  }
+
+  private admission: Promise<void> = Promise.resolve();
+
+  private async receiveBatch(batch: unknown[], sink: Sink, release: () => void): Promise<void> {
+    const revision = this.session?.revision;
+    // JSON-RPC batches only in 2025-03-26. spec/2025-03-26/basic/index.mdx#batching, spec/2025-06-18/changelog.mdx
+    if (!revision || !supportsBatches(revision) || batch.length === 0) {
+      const why = batch.length === 0 ? "an empty batch" : `JSON-RPC batches are not supported in revision ${revision ?? "(before initialize)"}`;
+      sink.send(this.errorResponse(null, errorCode(this.fallbackRevision, "INVALID_REQUEST")!, `Invalid Request: ${why}`));
+      return;
+    }
+    const responses: JsonRpcResponse[] = [];
+    const collector: Sink = { send: (m) => ("result" in m || "error" in m ? responses.push(m as JsonRpcResponse) : sink.send(m)) };
+    const done: Promise<void>[] = [];
+    for (const m of batch) {
+      let admit!: () => void;
+      const admitted = new Promise<void>((r) => (admit = r));
+      const d = this.receiveOne(m, collector, admit);
+      done.push(d);
+      await Promise.race([admitted, d]);
+    }
+    release();
+    await Promise.all(done);
+    // One response per request, none for notifications; no empty array.
+    if (responses.length) sink.send(responses as unknown as JsonRpcMessage);
+  }
+
+  private async receiveOne(value: unknown, sink: Sink, admit: () => void): Promise<void> {
+    const inbound = classify(value);
+    switch (inbound.type) {
+      case "invalid":
+        sink.send(this.errorResponse(inbound.id, errorCode(this.fallbackRevision, "INVALID_REQUEST")!, `Invalid Request: ${inbound.reason}`));
+        return;
+      case "response":
+        this.settleClientRequest(inbound.message);
+        return;
+      case "notification":
+        this.notification(inbound.message.method, inbound.message.params);
+        return;
+      case "request":
+        await this.request(inbound.message, sink, admit);
+        return;
+    }
+  }
+
+  // ---- era routing ----
+
+  private async request(req: JsonRpcRequest, sink: Sink, admit: () => void): Promise<void> {
+    const meta = isObject(req.params?._meta) ? (req.params!._meta as Record<string, unknown>) : undefined;
+    const declaresModern = meta !== undefined && META_PROTOCOL_VERSION in meta;
+    const legacyPipe = this.session !== undefined || this.options.era === "legacy";
+    const servesModern = this.server.eras.modern.length > 0;
+    const servesLegacy = this.server.eras.legacy.length > 0;
+    let era: "legacy" | "modern";
+    if (this.options.era) era = this.options.era;
+    // initialize makes the pipe legacy for its lifetime (stdio); a _meta protocol version means modern.
+    else if (legacyPipe) era = "legacy";
+    else if (req.method === "initialize" && !declaresModern) era = "legacy";
+    else if (declaresModern && servesModern) era = "modern";
+    else if (req.method === "ping" && servesLegacy) era = "legacy";
+    else era = servesModern ? "modern" : "legacy";
+    if (era === "legacy") await this.legacyRequest(req, sink, admit);
+    else await this.modernRequest(req, meta, sink, admit);
+  }
+
+  /** Legacy: spec/2025-11-25/basic/lifecycle.mdx */
+  private async legacyRequest(req: JsonRpcRequest, sink: Sink, admit: () => void): Promise<void> {
+    if (req.method === "initialize") return this.initialize(req, sink);
+    const session = this.session;
+    if (!session) {
+      // Before initialize a client may send only pings. spec/2025-11-25/basic/lifecycle.mdx#initialization
+      if (req.method === "ping") return sink.send({ jsonrpc: "2.0", id: req.id, result: {} });
+      const revision = this.server.eras.legacy.at(-1) ?? this.fallbackRevision;
+      return sink.send(this.errorResponse(req.id, errorCode(revision, "INVALID_REQUEST")!, "Invalid Request: the session is not initialized; send initialize first", undefined, revision));
+    }
+    await this.dispatch(session.revision, req, sink, session.clientCapabilities, session.clientInfo, undefined, admit);
+  }
+
+  private async initialize(req: JsonRpcRequest, sink: Sink): Promise<void> {
+    const params = req.params ?? {};
+    const legacy = this.server.eras.legacy;
+    const requested = params.protocolVersion;
+    const errRevision = legacy.at(-1) ?? this.fallbackRevision;
+    const invalid = errorCode(errRevision, "INVALID_PARAMS")!;
+    if (this.session) return sink.send(this.errorResponse(req.id, errorCode(this.session.revision, "INVALID_REQUEST")!, "Invalid Request: already initialized", undefined, this.session.revision));
+    // A missing or non-string version is -32602. spec/2025-11-25/basic/lifecycle.mdx#version-negotiation
+    if (typeof requested !== "string") return sink.send(this.errorResponse(req.id, invalid, "Invalid params: protocolVersion must be a string", undefined, errRevision));
+    if (legacy.length === 0) {
+      // A modern-only server names its supported versions, with the code a legacy peer knows.
+      return sink.send(this.errorResponse(req.id, invalid, "Unsupported protocol version: this server serves only the stateless era", { supported: [...this.server.revisions], requested }, errRevision));
+    }
+    // Echo a supported legacy version, else counter-offer the newest legacy one (also for 2026-07-28: it has no handshake).
+    const revision = (legacy as string[]).includes(requested) ? (requested as Revision) : legacy[legacy.length - 1];
+    const validators = await validatorsFor(revision);
+    const v = validators.clientRequestValidators.initialize;
+    if (v && !v(req)) return sink.send(this.errorResponse(req.id, errorCode(revision, "INVALID_PARAMS")!, `Invalid params: ${describeErrors(v)}`, undefined, revision));
+    this.session = {
+      revision,
+      clientCapabilities: isObject(params.capabilities) ? params.capabilities : {},
+      clientInfo: isObject(params.clientInfo) ? params.clientInfo : undefined,
+      initialized: false,
+      subscriptions: new Set(),
+      held: [],
+    };
+    const result: Record<string, unknown> = { protocolVersion: revision, capabilities: this.server.capabilities(revision), serverInfo: this.server.serverInfo(revision) };
+    if (this.server.options.instructions && hasField(revision, "InitializeResult", "instructions")) result.instructions = this.server.options.instructions;
+    sink.send({ jsonrpc: "2.0", id: req.id, result });
+  }
+
+  /** Modern: spec/2026-07-28/basic/versioning.mdx. Everything comes from this request. */
+  private async modernRequest(req: JsonRpcRequest, meta: Record<string, unknown> | undefined, sink: Sink, admit: () => void): Promise<void> {
+    const newest = this.server.eras.modern.at(-1) ?? LATEST_MODERN!;
+    const version = meta?.[META_PROTOCOL_VERSION];
+    const capabilities = meta?.[META_CLIENT_CAPABILITIES];
+    // Both _meta fields are REQUIRED; a missing one is -32602 (not -32020: no header disagrees with the body).
+    if (typeof version !== "string" || !isObject(capabilities)) {
+      const missing = typeof version !== "string" ? META_PROTOCOL_VERSION : META_CLIENT_CAPABILITIES;
+      return sink.send(this.errorResponse(req.id, errorCode(newest, "INVALID_PARAMS")!, `Invalid params: _meta["${missing}"] is required`, undefined, newest));
+    }
+    if (!isRevision(version) || !isModern(version) || !this.server.revisions.includes(version)) {
+      return sink.send(
+        this.errorResponse(req.id, errorCode(newest, "UNSUPPORTED_PROTOCOL_VERSION")!, `Unsupported protocol version: ${version}`, { supported: [...this.server.revisions].reverse(), requested: version }, newest),
+      );
+    }
+    const clientInfo = isObject(meta![META_CLIENT_INFO]) ? (meta![META_CLIENT_INFO] as Record<string, unknown>) : undefined;
+    await this.dispatch(version, req, sink, capabilities, clientInfo, meta, admit);
+  }
+
+  // ---- dispatch ----
+
+  private async dispatch(
+    revision: Revision,
+    req: JsonRpcRequest,
+    sink: Sink,
+    clientCapabilities: Record<string, unknown>,
+    clientInfo: Record<string, unknown> | undefined,
+    meta: Record<string, unknown> | undefined,
+    admit: () => void,
+  ): Promise<void> {
+    const method = req.method;
+    const modern = isModern(revision);
+    // Unknown to this revision, or removed from it (initialize, ping, logging/setLevel, resources/subscribe … to a modern peer): -32601.
+    if (methodKind(revision, method) !== "request" || !methodFlows(revision, method, "client→server") || !this.served(revision, method)) {
+      return sink.send(this.errorResponse(req.id, errorCode(revision, "METHOD_NOT_FOUND")!, `Method not found: ${method}`, undefined, revision));
+    }
+    if (this.inFlight.has(req.id)) {
+      return sink.send(this.errorResponse(req.id, errorCode(revision, "INVALID_REQUEST")!, `Invalid Request: id ${JSON.stringify(req.id)} is already in use`, undefined, revision));
+    }
+    const loaded = validatorsFor(revision);
+    const validators: RevisionValidators = loaded instanceof Promise ? await loaded : loaded;
+    const validate = validators.clientRequestValidators[method];
+    if (validate && !validate(req)) {
+      return sink.send(this.errorResponse(req.id, errorCode(revision, "INVALID_PARAMS")!, `Invalid params: ${describeErrors(validate)}`, undefined, revision));
+    }
+    const flight: InFlight = { controller: new AbortController(), cancelled: false };
+    this.inFlight.set(req.id, flight);
+    const ctx = this.context(revision, req, sink, clientCapabilities, clientInfo, meta, flight.controller.signal);
+    // Admitted: the next message may be routed while this handler runs.
+    admit();
+    let response: JsonRpcResponse;
+    try {
+      const result = await this.invoke(revision, method, req.params ?? {}, ctx);
+      const encoded = this.server.encodeResult(revision, method, result);
+      if (this.server.validateResults) this.checkResult(validators, revision, method, encoded);
+      response = { jsonrpc: "2.0", id: req.id, result: encoded };
+    } catch (err) {
+      response = this.errorFor(revision, req.id, err);
+    } finally {
+      this.inFlight.delete(req.id);
+    }
+    // After a cancellation, no response. spec/2025-11-25/basic/utilities/cancellation.mdx
+    if (flight.cancelled) return;
+    sink.send(response);
+  }
+
+  /** Whether the server serves `method` on `revision`: the capability it needs is declared. */
+  private served(revision: Revision, method: string): boolean {
+    const cap = CAPABILITY_FOR_METHOD[method];
+    if (!cap) return true;
+    const [top, sub] = cap.split(".");
+    const caps = this.server.capabilities(revision) as Record<string, Record<string, unknown> | undefined>;
+    if (top === "completions") {
+      // completion/complete predates the completions capability (2024-11-05): there, gate on registered completers.
+      return hasCapability(revision, "server", "completions") ? "completions" in caps : this.server.hasCompletions();
+    }
+    if (!caps[top]) return false;
+    return sub ? caps[top]![sub] === true : true;
+  }
+
+  private async invoke(revision: Revision, method: string, params: Record<string, unknown>, ctx: RequestContext): Promise<Record<string, unknown>> {
+    const s = this.server;
+    switch (method) {
+      case "ping":
+        return {};
+      case "server/discover":
+        return s.discover(revision);
+      case "tools/list":
+        return s.listTools(revision, params);
+      case "tools/call":
+        return s.callTool(revision, params, ctx);
+      case "resources/list":
+        return s.listResources(revision, params);
+      case "resources/templates/list":
+        return s.listResourceTemplates(revision, params);
+      case "resources/read":
+        return s.readResource(revision, params, ctx);
+      case "resources/subscribe":
+        this.session!.subscriptions.add(params.uri as string);
+        return {};
+      case "resources/unsubscribe":
+        this.session!.subscriptions.delete(params.uri as string);
+        return {};
+      case "prompts/list":
+        return s.listPrompts(revision, params);
+      case "prompts/get":
+        return s.getPrompt(revision, params, ctx);
+      case "completion/complete":
+        return s.complete(revision, params);
+      case "logging/setLevel":
+        this.session!.logLevel = params.level as LoggingLevel;
+        return {};
+      default:
+        throw new McpError(errorCode(revision, "METHOD_NOT_FOUND")!, `Method not found: ${method}`);
+    }
+  }
+
+  /** Map a thrown value to a JSON-RPC error that the peer's revision defines. */
+  private errorFor(revision: Revision, id: RequestId, err: unknown): JsonRpcResponse {
+    if (err instanceof MissingCapabilityError) {
+      const code = errorCode(revision, "MISSING_REQUIRED_CLIENT_CAPABILITY");
+      if (code !== undefined) return this.errorResponse(id, code, err.message, { requiredCapabilities: err.requiredCapabilities }, revision);
+      return this.errorResponse(id, errorCode(revision, "INVALID_REQUEST")!, err.message, undefined, revision);
+    }
+    if (err instanceof McpError) {
+      let code = err.code;
+      // A code in the JSON-RPC reserved range that this revision does not define is not sent to its peer.
+      if (code >= -32768 && code <= -32000 && !definesErrorCode(revision, code)) code = errorCode(revision, "INTERNAL_ERROR")!;
+      return this.errorResponse(id, code, err.message, err.data, revision);
+    }
+    const message = err instanceof Error ? err.message : String(err);
+    return this.errorResponse(id, errorCode(revision, "INTERNAL_ERROR")!, `Internal error: ${message}`, undefined, revision);
+  }
+
+  private checkResult(validators: RevisionValidators, revision: Revision, method: string, result: Record<string, unknown>): void {
+    const v = validators.resultValidators[method];
+    if (v && !v(result)) throw new McpError(errorCode(revision, "INTERNAL_ERROR")!, `server bug: ${method} result does not match the ${revision} schema: ${describeErrors(v)}`);
+  }
+
+  // ---- the handler's context ----
+
+  private context(
+    revision: Revision,
+    req: JsonRpcRequest,
+    sink: Sink,
+    clientCapabilities: Record<string, unknown>,
+    clientInfo: Record<string, unknown> | undefined,
+    meta: Record<string, unknown> | undefined,
+    signal: AbortSignal,
+  ): RequestContext {
+    const modern = isModern(revision);
+    const token = isObject(req.params?._meta) ? (req.params!._meta as Record<string, unknown>).progressToken : undefined;
+    let lastProgress = -Infinity;
+    const notify = (method: string, params: Record<string, unknown>) => {
+      if (signal.aborted) return; // nothing more for a cancelled request
+      this.notify(revision, method, params, sink);
+    };
+    const ask = (method: string, capability: string, params: Record<string, unknown> | undefined) => this.askClient(revision, method, capability, params, clientCapabilities, sink, signal);
+    return {
+      revision,
+      era: modern ? "modern" : "legacy",
+      clientCapabilities,
+      clientInfo: clientInfo as RequestContext["clientInfo"],
+      requestId: req.id,
+      signal,
+      progress: (progress, total, message) => {
+        if (token === undefined || !(progress > lastProgress)) return;
+        lastProgress = progress;
+        const params: Record<string, unknown> = { progressToken: token, progress };
+        if (total !== undefined) params.total = total;
+        if (message !== undefined && (hasField(revision, "ProgressNotificationParams", "message") || hasField(revision, "ProgressNotification", "params.message"))) params.message = message;
+        notify("notifications/progress", params);
+      },
+      log: (level, data, logger) => {
+        const threshold = modern ? (meta?.[META_LOG_LEVEL] as string | undefined) : this.server.options.logging ? (this.session?.logLevel ?? this.server.options.defaultLogLevel) : undefined;
+        // Modern: no log notification unless this request set a level. spec/2026-07-28/server/utilities/logging.mdx
+        if (threshold === undefined || levelRank(threshold) < 0 || levelRank(level) < levelRank(threshold)) return;
+        notify("notifications/message", logger === undefined ? { level, data } : { level, logger, data });
+      },
+      elicit: (params) => ask("elicitation/create", "elicitation", params as unknown as Record<string, unknown>) as never,
+      sample: (params) => ask("sampling/createMessage", "sampling", params as unknown as Record<string, unknown>) as never,
+      listRoots: () => ask("roots/list", "roots", undefined) as never,
+    };
+  }
+
+  /** Send a server notification for `revision`, holding non-logging ones until a legacy session is initialized. */
+  private notify(revision: Revision, method: string, params: Record<string, unknown>, sink: Sink): void {
+    if (!methodFlows(revision, method, "server→client")) return;
+    const message: JsonRpcMessage = { jsonrpc: "2.0", method, params };
+    const session = this.session;
+    if (isLegacy(revision) && session && !session.initialized && method !== "notifications/message") {
+      session.held.push(message);
+      return;
+    }
+    sink.send(message);
+  }
+
+  /**
+   * A server→client request (legacy) for a capability the client declared.
+   * spec/2025-11-25/client/elicitation.mdx, sampling.mdx, roots.mdx
+   */
+  private askClient(
+    revision: Revision,
+    method: string,
+    capability: string,
+    params: Record<string, unknown> | undefined,
+    clientCapabilities: Record<string, unknown>,
+    sink: Sink,
+    signal: AbortSignal,
+  ): Promise<Record<string, unknown>> {
+    if (!hasMethod(revision, method) || !isObject(clientCapabilities[capability])) {
+      return Promise.reject(new MissingCapabilityError({ [capability]: {} }));
+    }
+    if (isModern(revision)) {
+      // 2026-07-28 servers never send requests; the input_required form (MRTR) answers instead.
+      return Promise.reject(new McpError(errorCode(revision, "INTERNAL_ERROR")!, `${method}: input_required (multi round-trip) is not supported by this runtime version`));
+    }
+    const id = `s-${++this.nextServerRequestId}`;
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.pendingClient.delete(id);
+        reject(new Error(`${method}: the client did not answer within ${this.server.options.clientRequestTimeoutMs} ms`));
+      }, this.server.options.clientRequestTimeoutMs);
+      this.pendingClient.set(id, { resolve, reject, timer });
+      signal.addEventListener("abort", () => {
+        if (!this.pendingClient.delete(id)) return;
+        clearTimeout(timer);
+        this.out.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id, reason: "the request that asked was cancelled" } });
+        reject(new Error("cancelled"));
+      });
+      sink.send({ jsonrpc: "2.0", id, method, params: params ?? {} } as JsonRpcRequest);
+    });
+  }
+
+  private settleClientRequest(res: JsonRpcResponse): void {
+    const pending = this.pendingClient.get(res.id as RequestId);
+    if (!pending) return; // unknown or late: ignore
+    this.pendingClient.delete(res.id as RequestId);
+    clearTimeout(pending.timer);
+    if ("error" in res) pending.reject(new McpError(res.error.code, res.error.message, res.error.data));
+    else pending.resolve(res.result);
+  }
+
+  // ---- notifications from the client ----
+
+  private notification(method: string, params: Record<string, unknown> | undefined): void {
+    switch (method) {
+      case "notifications/initialized": {
+        const s = this.session;
+        if (!s || s.initialized) return;
+        s.initialized = true;
+        for (const m of s.held.splice(0)) this.out.send(m);
+        return;
+      }
+      case "notifications/cancelled": {
+        // Unknown or late cancellations are ignored; initialize is never cancelled (it is answered before anything else runs).
+        const id = params?.requestId as RequestId | undefined;
+        const flight = id === undefined ? undefined : this.inFlight.get(id);
+        if (!flight) return;
+        flight.cancelled = true;
+        flight.controller.abort(new Error(typeof params?.reason === "string" ? params.reason : "cancelled by the client"));
+        return;
+      }
+      default:
+        // Notifications never get a response, even unknown ones.
+        return;
+    }
+  }
+}

@@ -1,0 +1,30 @@
+/**
+ * @create-mcp-server/runtime: a dual-era MCP server runtime.
+ *
+ *   const server = createServer({ name: "my-server", version: "1.0.0" });
+ *   server.tool({ name: "echo", inputSchema: {...}, handler: async ({ text }) => ({ content: [{ type: "text", text }] }) });
+ *   await server.serveStdio();
+ */
+import { McpServer, type ServerOptions } from "./server.js";
+import { serveStdio, type StdioOptions } from "./stdio.js";
+
+export * from "./server.js";
+export { McpError, type JsonRpcMessage, type JsonRpcRequest, type JsonRpcResponse, type RequestId } from "./jsonrpc.js";
+export { Connection, type Sink, META_PROTOCOL_VERSION, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL } from "./connection.js";
+export { compileSchema, fromAjv, type SchemaValidator } from "./schema.js";
+export { serveStdio, type StdioOptions } from "./stdio.js";
+export * as rules from "./rules.js";
+
+declare module "./server.js" {
+  interface McpServer {
+    /** Serve on stdin/stdout until EOF (then exit 0). spec/2025-11-25/basic/transports.mdx#stdio */
+    serveStdio(options?: StdioOptions): Promise<void>;
+  }
+}
+McpServer.prototype.serveStdio = function (this: McpServer, options?: StdioOptions) {
+  return serveStdio(this, options);
+};
+
+export function createServer(options: ServerOptions): McpServer {
+  return new McpServer(options);
+}

@@ -1,0 +1,521 @@
+/**
+ * The dual-era server core: registrations, capabilities, and the per-method
+ * handlers that every transport shares. Era routing lives in `connection.ts`;
+ * this file answers one validated request for one revision in force and
+ * encodes the result for that revision.
+ *
+ * Every per-revision decision calls the generated rules module (`./rules.js`):
+ * nothing here names a revision.
+ */
+import type {
+  CallToolResult,
+  ClientCapabilities,
+  CompleteResult,
+  CreateMessageRequestParams,
+  CreateMessageResult,
+  ElicitRequestParams,
+  ElicitResult,
+  GetPromptResult,
+  Implementation,
+  ListRootsResult,
+  LoggingLevel,
+  Prompt,
+  PromptArgument,
+  ReadResourceResult,
+  Resource,
+  ResourceTemplate,
+  Tool,
+  ToolAnnotations,
+} from "../../out/latest.js";
+import { McpError, type RequestId } from "./jsonrpc.js";
+import {
+  type Era,
+  type Revision,
+  ERA,
+  REVISIONS,
+  errorCode,
+  hasCapability,
+  hasField,
+  isCacheable,
+  isModern,
+  resourceNotFoundCode,
+  structuredContentMustBeObject,
+  toolInputErrorsAsResult,
+} from "./rules.js";
+import { compileSchema, type SchemaValidator } from "./schema.js";
+import { UriTemplate } from "./uri-template.js";
+
+export type { Revision, Era } from "./rules.js";
+
+/** A result as a handler returns it: the runtime adds `resultType`, caching fields and `_meta` serverInfo per revision. */
+type HandlerResult<T> = Omit<T, "resultType" | "ttlMs" | "cacheScope"> & { resultType?: string };
+
+export type ToolResult = HandlerResult<CallToolResult>;
+export type PromptResult = HandlerResult<GetPromptResult>;
+export type ResourceResult = HandlerResult<ReadResourceResult>;
+
+/** Levels in increasing severity (RFC 5424), as `LoggingLevel` lists them. */
+export const LOGGING_LEVELS: readonly LoggingLevel[] = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"];
+
+/**
+ * What every handler receives. Written once, a handler serves both eras:
+ * the runtime maps `elicit`, `sample` and `listRoots` to server→client
+ * requests for a legacy peer, and to the modern form for a 2026-07-28 peer.
+ */
+export interface RequestContext {
+  /** The revision in force for this request (negotiated at `initialize`, or named in the request's `_meta`). */
+  revision: Revision;
+  era: Era;
+  /** The client's capabilities for this request: the session's (legacy) or this request's `_meta` (modern), never earlier requests'. */
+  clientCapabilities: ClientCapabilities;
+  clientInfo?: Implementation;
+  requestId: RequestId;
+  /** Fires when the request is cancelled (notifications/cancelled, or a modern HTTP client disconnecting). */
+  signal: AbortSignal;
+  /**
+   * Report progress; sent only when the client supplied a progressToken, and only
+   * when `progress` is greater than the last value sent (progress MUST increase).
+   * spec/2025-11-25/basic/utilities/progress.mdx
+   */
+  progress(progress: number, total?: number, message?: string): void;
+  /**
+   * Log to the client (`notifications/message`). Legacy: sent when the server declares `logging` and
+   * `level` is at or above the session's level (set by logging/setLevel, default "info"). Modern: sent
+   * only when this request's `_meta["io.modelcontextprotocol/logLevel"]` is set and `level` is at or above it.
+   */
+  log(level: LoggingLevel, data: unknown, logger?: string): void;
+  /** Ask the user for input through the client (elicitation). Throws MissingCapabilityError when the client did not declare `elicitation`. */
+  elicit(params: ElicitRequestParams): Promise<ElicitResult>;
+  /** Ask the client's model (sampling). Throws MissingCapabilityError when the client did not declare `sampling`. */
+  sample(params: CreateMessageRequestParams): Promise<CreateMessageResult>;
+  /** The client's roots. Throws MissingCapabilityError when the client did not declare `roots`. */
+  listRoots(): Promise<ListRootsResult>;
+}
+
+export interface ToolDefinition<Args = Record<string, unknown>> {
+  name: string;
+  title?: string;
+  description?: string;
+  /** JSON Schema of the arguments (a 2020-12 schema unless `$schema` names draft-07). */
+  inputSchema: Tool["inputSchema"];
+  /** JSON Schema of `structuredContent`; with it, results are validated and also sent as text. */
+  outputSchema?: Record<string, unknown>;
+  annotations?: ToolAnnotations;
+  icons?: Tool["icons"];
+  _meta?: Record<string, unknown>;
+  /** A precompiled validator of the arguments (e.g. ajv standalone); default: compiled from inputSchema on first use. */
+  validateInput?: SchemaValidator;
+  /** A precompiled validator of structuredContent; default: compiled from outputSchema on first use. */
+  validateOutput?: SchemaValidator;
+  handler: (args: Args, ctx: RequestContext) => ToolResult | Promise<ToolResult>;
+}
+
+export interface ResourceDefinition {
+  uri: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+  size?: number;
+  annotations?: Resource["annotations"];
+  icons?: Resource["icons"];
+  _meta?: Record<string, unknown>;
+  read: (uri: string, ctx: RequestContext) => ResourceResult | Promise<ResourceResult>;
+}
+
+export interface ResourceTemplateDefinition {
+  /** RFC 6570 URI template, e.g. `test://template/{id}/data`. */
+  uriTemplate: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+  annotations?: ResourceTemplate["annotations"];
+  icons?: ResourceTemplate["icons"];
+  _meta?: Record<string, unknown>;
+  read: (uri: string, variables: Record<string, string>, ctx: RequestContext) => ResourceResult | Promise<ResourceResult>;
+  /** Completions per template variable. */
+  complete?: Record<string, Completer>;
+}
+
+export interface PromptDefinition<Args = Record<string, string>> {
+  name: string;
+  title?: string;
+  description?: string;
+  arguments?: PromptArgument[];
+  icons?: Prompt["icons"];
+  _meta?: Record<string, unknown>;
+  get: (args: Args, ctx: RequestContext) => PromptResult | Promise<PromptResult>;
+  /** Completions per argument. */
+  complete?: Record<string, Completer>;
+}
+
+/** Candidate values for an argument; the runtime ranks them by relevance to `value` and returns at most 100. */
+export type Completer = (value: string, context: { arguments: Record<string, string> }) => string[] | Promise<string[]>;
+
+export interface ServerOptions {
+  name: string;
+  version: string;
+  title?: string;
+  description?: string;
+  websiteUrl?: string;
+  instructions?: string;
+  /** Revisions served; default every revision of the rules module. */
+  revisions?: readonly Revision[];
+  /** Defaults for cacheable 2026-07-28 results. Default `{ ttlMs: 0, cacheScope: "private" }`, the most conservative hints. */
+  cache?: { ttlMs?: number; cacheScope?: "public" | "private" };
+  /** Items per page of tools/list, resources/list, resources/templates/list and prompts/list. Default 100. */
+  pageSize?: number;
+  /** Declare the `logging` capability (legacy). Default true. */
+  logging?: boolean;
+  /** Legacy sessions' log level before any logging/setLevel. Default "info". */
+  defaultLogLevel?: LoggingLevel;
+  /** Validate every outgoing result against the revision's schema (slower; for tests). Default: env MCP_RUNTIME_VALIDATE_RESULTS=1. */
+  validateResults?: boolean;
+  /** How long to wait for a legacy client's answer to a server→client request, in ms. Default 60 000. */
+  clientRequestTimeoutMs?: number;
+}
+
+/** Thrown by `ctx.elicit/sample/listRoots` when the client did not declare the capability the request needs. */
+export class MissingCapabilityError extends Error {
+  constructor(readonly requiredCapabilities: Record<string, unknown>) {
+    super(`the client did not declare the ${Object.keys(requiredCapabilities).join(", ")} capability`);
+    this.name = "MissingCapabilityError";
+  }
+}
+
+/** Throw from a resource handler for an unknown URI: answered with the revision's resource-not-found code and `data.uri`. */
+export class ResourceNotFoundError extends Error {
+  constructor(readonly uri: string) {
+    super(`Resource not found: ${uri}`);
+    this.name = "ResourceNotFoundError";
+  }
+}
+
+interface CompiledTool extends ToolDefinition {
+  input?: SchemaValidator;
+  output?: SchemaValidator;
+}
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** Keep only the fields that `definition` has in `revision`: a peer is sent only fields its revision defines. */
+export function conform<T extends Record<string, unknown>>(revision: Revision, definition: string, value: T): T {
+  let out: Record<string, unknown> | undefined;
+  for (const key in value) {
+    if (value[key] === undefined || !hasField(revision, definition, key)) {
+      out ??= { ...value };
+      delete out[key];
+    }
+  }
+  return (out ?? value) as T;
+}
+
+/** Opaque pagination cursors: base64url of {list, offset}. spec/2025-11-25/server/utilities/pagination.mdx */
+function encodeCursor(list: string, offset: number): string {
+  return Buffer.from(JSON.stringify({ l: list, o: offset })).toString("base64url");
+}
+function decodeCursor(list: string, cursor: unknown, revision: Revision): number {
+  if (cursor === undefined) return 0;
+  try {
+    const parsed = JSON.parse(Buffer.from(String(cursor), "base64url").toString("utf8")) as { l?: unknown; o?: unknown };
+    if (parsed.l === list && Number.isSafeInteger(parsed.o) && (parsed.o as number) >= 0) return parsed.o as number;
+  } catch {
+    /* fall through */
+  }
+  throw new McpError(errorCode(revision, "INVALID_PARAMS")!, `Invalid cursor: ${JSON.stringify(cursor)}`);
+}
+
+/** Rank completion candidates by relevance to `value`: prefix matches, then substring matches, in the completer's order. */
+export function rankCompletions(candidates: string[], value: string): string[] {
+  const v = value.toLowerCase();
+  const prefix: string[] = [];
+  const inner: string[] = [];
+  for (const c of candidates) {
+    const l = c.toLowerCase();
+    if (l.startsWith(v)) prefix.push(c);
+    else if (l.includes(v)) inner.push(c);
+  }
+  return [...prefix, ...inner];
+}
+
+/**
+ * A dual-era MCP server. Register tools, resources, resource templates and
+ * prompts, then serve with `serveStdio()` or `serveHttp()`.
+ */
+export class McpServer {
+  readonly options: Required<Pick<ServerOptions, "name" | "version" | "pageSize" | "logging" | "defaultLogLevel" | "clientRequestTimeoutMs">> & ServerOptions;
+  /** Revisions served, in declaration order. */
+  readonly revisions: readonly Revision[];
+  readonly tools = new Map<string, CompiledTool>();
+  readonly resources = new Map<string, ResourceDefinition>();
+  readonly templates: { def: ResourceTemplateDefinition; template: UriTemplate }[] = [];
+  readonly prompts = new Map<string, PromptDefinition>();
+  readonly validateResults: boolean;
+  private readonly capabilityCache = new Map<Revision, Record<string, unknown>>();
+
+  constructor(options: ServerOptions) {
+    if (!options?.name || !options.version) throw new TypeError("createServer: name and version are required");
+    const revisions = options.revisions ?? REVISIONS;
+    for (const r of revisions) if (!REVISIONS.includes(r)) throw new TypeError(`createServer: unknown revision ${r}; known: ${REVISIONS.join(", ")}`);
+    if (revisions.length === 0) throw new TypeError("createServer: serve at least one revision");
+    this.revisions = REVISIONS.filter((r) => revisions.includes(r));
+    this.options = { pageSize: 100, logging: true, defaultLogLevel: "info", clientRequestTimeoutMs: 60_000, ...options };
+    this.validateResults = options.validateResults ?? process.env.MCP_RUNTIME_VALIDATE_RESULTS === "1";
+  }
+
+  /** Register a tool. Tool names are unique; `tools/list` lists them in registration order. */
+  tool<Args = Record<string, unknown>>(def: ToolDefinition<Args>): this {
+    if (this.tools.has(def.name)) throw new TypeError(`tool ${def.name} is already registered`);
+    this.tools.set(def.name, { ...(def as unknown as ToolDefinition), input: def.validateInput, output: def.validateOutput });
+    this.capabilityCache.clear();
+    return this;
+  }
+  resource(def: ResourceDefinition): this {
+    if (this.resources.has(def.uri)) throw new TypeError(`resource ${def.uri} is already registered`);
+    this.resources.set(def.uri, def);
+    this.capabilityCache.clear();
+    return this;
+  }
+  resourceTemplate(def: ResourceTemplateDefinition): this {
+    this.templates.push({ def, template: new UriTemplate(def.uriTemplate) });
+    this.capabilityCache.clear();
+    return this;
+  }
+  prompt<Args = Record<string, string>>(def: PromptDefinition<Args>): this {
+    if (this.prompts.has(def.name)) throw new TypeError(`prompt ${def.name} is already registered`);
+    this.prompts.set(def.name, def as unknown as PromptDefinition);
+    this.capabilityCache.clear();
+    return this;
+  }
+
+  /** Whether any prompt or template registered a completer. */
+  hasCompletions(): boolean {
+    return [...this.prompts.values()].some((p) => p.complete) || this.templates.some((t) => t.def.complete);
+  }
+
+  /** The server capabilities declared to a peer on `revision`: only what is registered, only what the revision defines. */
+  capabilities(revision: Revision): Record<string, unknown> {
+    const cached = this.capabilityCache.get(revision);
+    if (cached) return cached;
+    const modern = isModern(revision);
+    const caps: Record<string, Record<string, unknown>> = {};
+    // listChanged/subscribe promise notifications; the modern era delivers them only through subscriptions/listen (not served yet).
+    const notify = !modern;
+    if (this.tools.size) caps.tools = notify ? { listChanged: true } : {};
+    if (this.resources.size || this.templates.length) caps.resources = notify ? { subscribe: true, listChanged: true } : {};
+    if (this.prompts.size) caps.prompts = notify ? { listChanged: true } : {};
+    if (this.hasCompletions()) caps.completions = {};
+    if (this.options.logging) caps.logging = {};
+    const out: Record<string, unknown> = {};
+    for (const [name, value] of Object.entries(caps)) {
+      if (!hasCapability(revision, "server", name)) continue;
+      out[name] = Object.fromEntries(Object.entries(value).filter(([k]) => hasCapability(revision, "server", `${name}.${k}`)));
+    }
+    this.capabilityCache.set(revision, out);
+    return out;
+  }
+
+  /** serverInfo for `revision` (Implementation, with only the fields the revision defines). */
+  serverInfo(revision: Revision): Record<string, unknown> {
+    const o = this.options;
+    return conform(revision, "Implementation", { name: o.name, version: o.version, title: o.title, description: o.description, websiteUrl: o.websiteUrl });
+  }
+
+  // ---- listing ----
+
+  private page<T>(list: string, items: T[], params: Record<string, unknown> | undefined, revision: Revision): { items: T[]; nextCursor?: string } {
+    const offset = decodeCursor(list, params?.cursor, revision);
+    const end = offset + this.options.pageSize;
+    return { items: items.slice(offset, end), nextCursor: end < items.length ? encodeCursor(list, end) : undefined };
+  }
+
+  listTools(revision: Revision, params?: Record<string, unknown>): Record<string, unknown> {
+    const all = [...this.tools.values()].map((t) => {
+      let outputSchema = t.outputSchema;
+      // An outputSchema whose values are not objects cannot be honoured where structuredContent must be an object.
+      if (outputSchema && structuredContentMustBeObject(revision) && outputSchema.type !== "object") outputSchema = undefined;
+      return conform(revision, "Tool", { name: t.name, title: t.title, description: t.description, inputSchema: t.inputSchema, outputSchema, annotations: t.annotations, icons: t.icons, _meta: t._meta });
+    });
+    const { items, nextCursor } = this.page("tools", all, params, revision);
+    return { tools: items, ...(nextCursor ? { nextCursor } : {}) };
+  }
+
+  listResources(revision: Revision, params?: Record<string, unknown>): Record<string, unknown> {
+    const all = [...this.resources.values()].map((r) =>
+      conform(revision, "Resource", { uri: r.uri, name: r.name, title: r.title, description: r.description, mimeType: r.mimeType, size: r.size, annotations: r.annotations, icons: r.icons, _meta: r._meta }),
+    );
+    const { items, nextCursor } = this.page("resources", all, params, revision);
+    return { resources: items, ...(nextCursor ? { nextCursor } : {}) };
+  }
+
+  listResourceTemplates(revision: Revision, params?: Record<string, unknown>): Record<string, unknown> {
+    const all = this.templates.map(({ def: t }) =>
+      conform(revision, "ResourceTemplate", { uriTemplate: t.uriTemplate, name: t.name, title: t.title, description: t.description, mimeType: t.mimeType, annotations: t.annotations, icons: t.icons, _meta: t._meta }),
+    );
+    const { items, nextCursor } = this.page("templates", all, params, revision);
+    return { resourceTemplates: items, ...(nextCursor ? { nextCursor } : {}) };
+  }
+
+  listPrompts(revision: Revision, params?: Record<string, unknown>): Record<string, unknown> {
+    const all = [...this.prompts.values()].map((p) =>
+      conform(revision, "Prompt", { name: p.name, title: p.title, description: p.description, arguments: p.arguments?.map((a) => conform(revision, "PromptArgument", { ...a })), icons: p.icons, _meta: p._meta }),
+    );
+    const { items, nextCursor } = this.page("prompts", all, params, revision);
+    return { prompts: items, ...(nextCursor ? { nextCursor } : {}) };
+  }
+
+  // ---- tools/call ----
+
+  async callTool(revision: Revision, params: Record<string, unknown>, ctx: RequestContext): Promise<Record<string, unknown>> {
+    const name = params.name as string;
+    const tool = this.tools.get(name);
+    // Unknown tool: a protocol error in every revision. spec/2025-11-25/server/tools.mdx#error-handling
+    if (!tool) throw new McpError(errorCode(revision, "INVALID_PARAMS")!, `Unknown tool: ${name}`);
+    const args = (params.arguments ?? {}) as Record<string, unknown>;
+    tool.input ??= compileSchema(tool.inputSchema as Record<string, unknown>);
+    if (!tool.input(args)) {
+      const message = `Invalid arguments for tool ${name}: ${tool.input.describe()}`;
+      // Up to 2025-06-18 a protocol error; from 2025-11-25 a tool result the model can correct itself from.
+      if (toolInputErrorsAsResult(revision)) return { content: [{ type: "text", text: message }], isError: true };
+      throw new McpError(errorCode(revision, "INVALID_PARAMS")!, message);
+    }
+    let result: ToolResult;
+    try {
+      result = await tool.handler(args, ctx);
+    } catch (err) {
+      if (err instanceof McpError || (err as Error)?.name === "InputRequiredSignal") throw err;
+      // Modern: a missing client capability is -32021 with data.requiredCapabilities. Legacy has no such code: the result says it.
+      if (err instanceof MissingCapabilityError && isModern(revision)) throw err;
+      // A tool that fails reports it in its result, so the model can see it. spec/2025-11-25/server/tools.mdx#error-handling
+      return { content: [{ type: "text", text: err instanceof Error ? err.message : String(err) }], isError: true };
+    }
+    if (!isPlainObject(result) || !Array.isArray(result.content)) {
+      throw new McpError(errorCode(revision, "INTERNAL_ERROR")!, `tool ${name} returned no content array`);
+    }
+    return this.encodeToolResult(revision, tool, result);
+  }
+
+  private encodeToolResult(revision: Revision, tool: CompiledTool, result: ToolResult): Record<string, unknown> {
+    let out: Record<string, unknown> = { ...result };
+    const structured = result.structuredContent as unknown;
+    if (tool.outputSchema && !result.isError) {
+      tool.output ??= compileSchema(tool.outputSchema);
+      if (structured === undefined) throw new McpError(errorCode(revision, "INTERNAL_ERROR")!, `tool ${tool.name} declares an outputSchema but returned no structuredContent`);
+      if (!tool.output(structured)) throw new McpError(errorCode(revision, "INTERNAL_ERROR")!, `tool ${tool.name} returned structuredContent that does not match its outputSchema: ${tool.output.describe()}`);
+    }
+    if (structured !== undefined) {
+      // Structured content SHOULD also be sent as text. spec/2025-06-18/server/tools.mdx#structured-content
+      if ((result.content as unknown[]).length === 0) out.content = [{ type: "text", text: JSON.stringify(structured) }];
+      const sendable = hasField(revision, "CallToolResult", "structuredContent") && (!structuredContentMustBeObject(revision) || isPlainObject(structured));
+      if (!sendable) {
+        if ((result.content as unknown[]).length === 0) out.content = [{ type: "text", text: JSON.stringify(structured) }];
+        delete out.structuredContent;
+      }
+    }
+    out = conform(revision, "CallToolResult", out);
+    return out;
+  }
+
+  // ---- resources ----
+
+  async readResource(revision: Revision, params: Record<string, unknown>, ctx: RequestContext): Promise<Record<string, unknown>> {
+    const uri = params.uri as string;
+    try {
+      const direct = this.resources.get(uri);
+      if (direct) return this.checkContents(revision, uri, await direct.read(uri, ctx));
+      for (const { def, template } of this.templates) {
+        const vars = template.match(uri);
+        if (vars) return this.checkContents(revision, uri, await def.read(uri, vars, ctx));
+      }
+    } catch (err) {
+      if (err instanceof ResourceNotFoundError) throw this.resourceNotFound(revision, err.uri);
+      throw err;
+    }
+    throw this.resourceNotFound(revision, uri);
+  }
+
+  /** -32002 (legacy) or -32602 (2026-07-28), with data.uri. spec/<revision>/server/resources.mdx#error-handling */
+  resourceNotFound(revision: Revision, uri: string): McpError {
+    return new McpError(resourceNotFoundCode(revision), `Resource not found: ${uri}`, { uri });
+  }
+
+  private checkContents(revision: Revision, uri: string, result: ResourceResult): Record<string, unknown> {
+    // An unknown URI never yields empty contents: a handler that found nothing answers not-found.
+    if (!isPlainObject(result) || !Array.isArray(result.contents) || result.contents.length === 0) throw this.resourceNotFound(revision, uri);
+    return result as Record<string, unknown>;
+  }
+
+  // ---- prompts ----
+
+  async getPrompt(revision: Revision, params: Record<string, unknown>, ctx: RequestContext): Promise<Record<string, unknown>> {
+    const name = params.name as string;
+    const prompt = this.prompts.get(name);
+    const invalid = errorCode(revision, "INVALID_PARAMS")!;
+    if (!prompt) throw new McpError(invalid, `Unknown prompt: ${name}`);
+    const args = (params.arguments ?? {}) as Record<string, string>;
+    for (const a of prompt.arguments ?? []) {
+      if (a.required && typeof args[a.name] !== "string") throw new McpError(invalid, `Missing required argument ${a.name} of prompt ${name}`);
+    }
+    const result = await prompt.get(args, ctx);
+    if (!isPlainObject(result) || !Array.isArray(result.messages)) throw new McpError(errorCode(revision, "INTERNAL_ERROR")!, `prompt ${name} returned no messages array`);
+    return result as Record<string, unknown>;
+  }
+
+  // ---- completion ----
+
+  async complete(revision: Revision, params: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const ref = params.ref as { type: string; name?: string; uri?: string };
+    const argument = params.argument as { name: string; value: string };
+    const context = { arguments: ((params.context as { arguments?: Record<string, string> } | undefined)?.arguments ?? {}) as Record<string, string> };
+    const invalid = errorCode(revision, "INVALID_PARAMS")!;
+    let completer: Completer | undefined;
+    if (ref.type === "ref/prompt") {
+      const prompt = this.prompts.get(ref.name ?? "");
+      if (!prompt) throw new McpError(invalid, `Unknown prompt: ${ref.name}`);
+      completer = prompt.complete?.[argument.name];
+    } else if (ref.type === "ref/resource") {
+      const entry = this.templates.find((t) => t.def.uriTemplate === ref.uri);
+      if (!entry && !this.resources.has(ref.uri ?? "")) throw new McpError(invalid, `Unknown resource template: ${ref.uri}`);
+      completer = entry?.def.complete?.[argument.name];
+    } else {
+      throw new McpError(invalid, `Unknown reference type: ${ref.type}`);
+    }
+    const ranked = completer ? rankCompletions(await completer(argument.value, context), argument.value) : [];
+    // At most 100 values, sorted by relevance. spec/2025-11-25/server/utilities/completion.mdx
+    const values = ranked.slice(0, 100);
+    const completion: CompleteResult["completion"] = { values, total: ranked.length, hasMore: ranked.length > values.length };
+    return { completion };
+  }
+
+  /** Encode a successful result for `revision`: modern results carry resultType, caching fields and serverInfo in `_meta`. */
+  encodeResult(revision: Revision, method: string, result: Record<string, unknown>): Record<string, unknown> {
+    if (!isModern(revision)) return result;
+    const out: Record<string, unknown> = { ...result };
+    out.resultType ??= "complete";
+    // serverInfo SHOULD be in every modern result's _meta. spec/2026-07-28/server/discover.mdx
+    out._meta = { ...(result._meta as Record<string, unknown> | undefined), "io.modelcontextprotocol/serverInfo": this.serverInfo(revision) };
+    if (isCacheable(revision, method) && out.resultType === "complete") {
+      // Cacheable results MUST carry ttlMs and cacheScope. spec/2026-07-28/server/utilities/caching.mdx
+      out.ttlMs ??= this.options.cache?.ttlMs ?? 0;
+      out.cacheScope ??= this.options.cache?.cacheScope ?? "private";
+    }
+    return out;
+  }
+
+  /** `server/discover` result (before encodeResult adds resultType, caching fields and `_meta`). spec/2026-07-28/server/discover.mdx */
+  discover(revision: Revision): Record<string, unknown> {
+    const result: Record<string, unknown> = { supportedVersions: [...this.revisions].reverse(), capabilities: this.capabilities(revision) };
+    if (this.options.instructions) result.instructions = this.options.instructions;
+    return result;
+  }
+
+  /** The era of each served revision, newest last. */
+  get eras(): { legacy: Revision[]; modern: Revision[] } {
+    return { legacy: this.revisions.filter((r) => ERA[r] === "legacy"), modern: this.revisions.filter((r) => ERA[r] === "modern") };
+  }
+}
+
+export function createServer(options: ServerOptions): McpServer {
+  return new McpServer(options);
+}

@@ -1,0 +1,137 @@
+/**
+ * The stdio transport: newline-delimited JSON-RPC over stdin/stdout, UTF-8,
+ * no embedded newlines. Nothing but protocol messages is written to stdout:
+ * console output and stray process.stdout writes are sent to stderr.
+ * EOF on stdin: finish in-flight work, flush, exit 0. A malformed or
+ * oversized line, invalid UTF-8, or a throwing handler never ends the process.
+ *
+ * spec/2025-11-25/basic/transports.mdx#stdio, spec/2026-07-28/basic/transports/stdio.mdx
+ */
+import type { Readable, Writable } from "node:stream";
+import { Connection, type Sink } from "./connection.js";
+import type { JsonRpcMessage } from "./jsonrpc.js";
+import type { McpServer } from "./server.js";
+
+export interface StdioOptions {
+  input?: Readable;
+  output?: Writable;
+  /** Largest accepted line in bytes; longer lines are answered with -32600 and skipped. Default 64 MiB. */
+  maxMessageBytes?: number;
+  /** Redirect console.* and process.stdout.write to stderr. Default true when output is process.stdout. */
+  protectStdout?: boolean;
+  /** Exit the process (code 0) after EOF once all work is answered. Default true when input is process.stdin. */
+  exitOnEof?: boolean;
+}
+
+/** Route console.log/info/debug/warn/trace and process.stdout.write to stderr; returns the real stdout writer. */
+function protectStdout(): (chunk: string) => boolean {
+  const realWrite = process.stdout.write.bind(process.stdout) as (chunk: string) => boolean;
+  const toStderr = process.stderr.write.bind(process.stderr);
+  (process.stdout as unknown as { write: unknown }).write = (chunk: unknown, ...rest: unknown[]) => (toStderr as (...a: unknown[]) => boolean)(chunk, ...rest);
+  const c = console as unknown as Record<string, unknown>;
+  for (const m of ["log", "info", "debug", "trace"]) c[m] = console.error.bind(console);
+  return realWrite;
+}
+
+const decoder = new TextDecoder("utf-8", { fatal: true });
+
+/** Serve `server` on stdio until EOF. Resolves after EOF once every request has been answered and written. */
+export async function serveStdio(server: McpServer, options: StdioOptions = {}): Promise<void> {
+  const input = options.input ?? process.stdin;
+  const output = options.output ?? process.stdout;
+  const isProcess = output === process.stdout;
+  const write = isProcess && (options.protectStdout ?? true) ? protectStdout() : (chunk: string) => output.write(chunk);
+  const max = options.maxMessageBytes ?? 64 * 1024 * 1024;
+  if (input === process.stdin) {
+    // A handler's stray rejection must not end a server that others depend on.
+    process.on("unhandledRejection", (reason) => process.stderr.write(`mcp runtime: unhandled rejection: ${String((reason as Error)?.stack ?? reason)}\n`));
+  }
+
+  // Batch writes per tick: one syscall for many pipelined responses.
+  let queue: string[] = [];
+  let scheduled = false;
+  const flush = () => {
+    scheduled = false;
+    if (!queue.length) return;
+    const chunk = queue.join("");
+    queue = [];
+    write(chunk);
+  };
+  const sink: Sink = {
+    send(message: JsonRpcMessage) {
+      // JSON.stringify escapes newlines inside strings, so a message is always one line.
+      queue.push(JSON.stringify(message) + "\n");
+      if (!scheduled) {
+        scheduled = true;
+        setImmediate(flush);
+      }
+    },
+  };
+  const connection = new Connection(server, sink, { transport: "stdio" });
+
+  const handleLine = (line: Buffer) => {
+    let end = line.length;
+    if (end && line[end - 1] === 0x0d) end--; // tolerate CRLF
+    if (end === 0) return;
+    let text: string;
+    try {
+      text = decoder.decode(line.subarray(0, end));
+    } catch {
+      return void connection.parseError("the line is not valid UTF-8");
+    }
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (err) {
+      return void connection.parseError((err as Error).message);
+    }
+    void connection.receive(value).catch((err) => process.stderr.write(`mcp runtime: ${String((err as Error)?.stack ?? err)}\n`));
+  };
+
+  let pending: Buffer[] = [];
+  let pendingBytes = 0;
+  let skipping = false;
+  await new Promise<void>((resolve) => {
+    input.on("data", (chunk: Buffer) => {
+      let start = 0;
+      for (let nl = chunk.indexOf(0x0a); nl !== -1; nl = chunk.indexOf(0x0a, start)) {
+        const part = chunk.subarray(start, nl);
+        start = nl + 1;
+        if (skipping) {
+          skipping = false;
+          continue;
+        }
+        if (pendingBytes + part.length > max) {
+          pending = [];
+          pendingBytes = 0;
+          void connection.tooLarge(max);
+          continue;
+        }
+        const line = pending.length ? Buffer.concat([...pending, part]) : part;
+        pending = [];
+        pendingBytes = 0;
+        handleLine(line);
+      }
+      if (start < chunk.length && !skipping) {
+        const rest = chunk.subarray(start);
+        if (pendingBytes + rest.length > max) {
+          // Oversized: answer once, drop what we have, and skip to the next newline.
+          pending = [];
+          pendingBytes = 0;
+          skipping = true;
+          void connection.tooLarge(max);
+        } else {
+          pending.push(Buffer.from(rest));
+          pendingBytes += rest.length;
+        }
+      }
+    });
+    input.on("end", resolve);
+    input.on("close", resolve);
+  });
+  if (pending.length && !skipping) handleLine(Buffer.concat(pending));
+  await connection.idle();
+  flush();
+  if (isProcess) await new Promise<void>((r) => (output.writableNeedDrain ? output.once("drain", () => r()) : r()));
+  if (options.exitOnEof ?? input === process.stdin) process.exit(0);
+}
