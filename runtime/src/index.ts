@@ -28,3 +28,5 @@ McpServer.prototype.serveStdio = function (this: McpServer, options?: StdioOptio
 export function createServer(options: ServerOptions): McpServer {
   return new McpServer(options);
 }
+
+export { McpClient, ClientError, StdioClientTransport, ALL_REVISIONS, type ClientTransport, type ClientOptions, type Delivery, type RequestOptions } from "./client.js";
