@@ -343,9 +343,15 @@ export class StdioClientTransport implements ClientTransport {
     this.child.stdin!.write(data);
   }
 
+  private drained?: Promise<void>;
+
   async send(message: JsonRpcMessage | JsonRpcMessage[]): Promise<void> {
     const line = JSON.stringify(message) + "\n";
-    if (!this.child.stdin!.write(line)) await new Promise<void>((r) => this.child.stdin!.once("drain", () => r()));
+    if (!this.child.stdin!.write(line)) {
+      // One drain wait shared by every writer that hit back-pressure.
+      this.drained ??= new Promise<void>((r) => this.child.stdin!.once("drain", () => ((this.drained = undefined), r())));
+      await this.drained;
+    }
   }
 
   /** Close stdin (EOF) and wait for the process to exit. */

@@ -260,7 +260,9 @@ export class McpServer {
     for (const r of revisions) if (!REVISIONS.includes(r)) throw new TypeError(`createServer: unknown revision ${r}; known: ${REVISIONS.join(", ")}`);
     if (revisions.length === 0) throw new TypeError("createServer: serve at least one revision");
     this.revisions = REVISIONS.filter((r) => revisions.includes(r));
-    this.options = { pageSize: 100, logging: true, defaultLogLevel: "info", clientRequestTimeoutMs: 60_000, ...options };
+    const given = Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) as ServerOptions;
+    this.options = { pageSize: 100, logging: true, defaultLogLevel: "info", clientRequestTimeoutMs: 60_000, ...given };
+    if (!Number.isSafeInteger(this.options.pageSize) || this.options.pageSize < 1) throw new TypeError(`createServer: pageSize must be a positive integer`);
     this.validateResults = options.validateResults ?? process.env.MCP_RUNTIME_VALIDATE_RESULTS === "1";
   }
 

@@ -1,0 +1,474 @@
+/**
+ * The runtime over real stdio pipes: a child process per case, for each of the
+ * five revisions. Every rule checks the exact code or field, and every result
+ * is validated against the revision's generated result validator.
+ */
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { ClientError, McpClient, StdioClientTransport } from "../../runtime/dist/index.js";
+import * as rules from "../../out/rules.js";
+import { OUT, ROOT } from "../helpers.js";
+
+const FIXTURE = join(ROOT, "test", "fixtures", "stdio-fixture.mjs");
+const ALL = rules.REVISIONS;
+const LEGACY = rules.LEGACY_REVISIONS;
+const MODERN = "2026-07-28";
+
+type Validators = { resultValidators: Record<string, ((d: unknown) => boolean) & { errors?: unknown }> };
+const validators = new Map<string, Validators>();
+async function resultValidator(revision: string, method: string) {
+  if (!validators.has(revision)) validators.set(revision, (await import(join(OUT, revision, "validators.js"))) as Validators);
+  return validators.get(revision)!.resultValidators[method];
+}
+
+const open: StdioClientTransport[] = [];
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((t) => t.close()));
+});
+
+function spawnFixture(env: Record<string, string> = {}): StdioClientTransport {
+  const t = new StdioClientTransport(process.execPath, [FIXTURE], { env: { ...process.env, ...env } });
+  open.push(t);
+  return t;
+}
+
+async function connect(revision?: rules.Revision, options: { capabilities?: Record<string, unknown>; env?: Record<string, string>; handlers?: McpClient["options"]["handlers"] } = {}) {
+  const transport = spawnFixture(options.env);
+  const client = await new McpClient({ transport, revision, capabilities: options.capabilities, handlers: options.handlers }).connect();
+  return { client, transport };
+}
+
+/** Request and check the result against the revision's schema. */
+async function valid(client: McpClient, method: string, params: Record<string, unknown> = {}, options = {}) {
+  const result = await client.request(method, params, options);
+  const v = await resultValidator(client.revision!, method);
+  expect(v(result), `${method} result invalid for ${client.revision}: ${JSON.stringify(v.errors)}`).toBe(true);
+  return result;
+}
+
+async function rejects(p: Promise<unknown>): Promise<ClientError> {
+  try {
+    await p;
+  } catch (err) {
+    if (err instanceof ClientError) return err;
+    throw err;
+  }
+  throw new Error("expected a JSON-RPC error");
+}
+
+/** Send raw lines and collect `count` messages. */
+async function raw(lines: (string | Buffer)[], count: number, env: Record<string, string> = {}) {
+  const t = spawnFixture(env);
+  const got: unknown[] = [];
+  const done = new Promise<void>((resolve) => {
+    t.onmessage = (m) => {
+      got.push(m);
+      if (got.length >= count) resolve();
+    };
+  });
+  for (const l of lines) t.writeRaw(typeof l === "string" ? l + "\n" : l);
+  await Promise.race([done, new Promise((r) => setTimeout(r, 5000))]);
+  return { got: got as Record<string, any>[], transport: t };
+}
+const init = (v: string, id = 1) => JSON.stringify({ jsonrpc: "2.0", id, method: "initialize", params: { protocolVersion: v, capabilities: {}, clientInfo: { name: "t", version: "1" } } });
+const modernMeta = (v = MODERN, extra: Record<string, unknown> = {}) => ({ "io.modelcontextprotocol/protocolVersion": v, "io.modelcontextprotocol/clientCapabilities": {}, ...extra });
+
+describe.each(ALL)("revision %s over stdio", (revision) => {
+  const modern = rules.isModern(revision);
+
+  it("settles the era: handshake (legacy) or discovery (modern)", async () => {
+    const { client } = await connect(revision);
+    expect(client.revision).toBe(revision);
+    expect(client.era).toBe(modern ? "modern" : "legacy");
+    const d = client.serverDescription!;
+    if (modern) {
+      expect(Object.keys(d).sort()).toEqual(["_meta", "cacheScope", "capabilities", "instructions", "resultType", "supportedVersions", "ttlMs"]);
+      expect(d.supportedVersions).toContain(revision);
+      expect((d._meta as any)["io.modelcontextprotocol/serverInfo"]).toMatchObject({ name: "stdio-fixture", version: "1.2.3" });
+      expect(d.resultType).toBe("complete");
+    } else {
+      expect(d.protocolVersion).toBe(revision);
+      expect(d.serverInfo).toMatchObject({ name: "stdio-fixture", version: "1.2.3" });
+      expect("title" in (d.serverInfo as object)).toBe(rules.hasField(revision, "Implementation", "title"));
+      expect(d.instructions).toBe("A fixture for the runtime tests.");
+      expect((d.capabilities as any).tools).toEqual({ listChanged: true });
+      expect("completions" in (d.capabilities as object)).toBe(rules.hasCapability(revision, "server", "completions"));
+    }
+  });
+
+  it("lists tools deterministically with only the fields the revision defines", async () => {
+    const { client } = await connect(revision);
+    const a = await valid(client, "tools/list");
+    const b = await valid(client, "tools/list");
+    expect(a.tools).toEqual(b.tools);
+    const echo = (a.tools as any[])[0];
+    expect(echo.name).toBe("echo");
+    expect("title" in echo).toBe(rules.hasField(revision, "Tool", "title"));
+    expect("annotations" in echo).toBe(rules.hasField(revision, "Tool", "annotations"));
+    const add = (a.tools as any[]).find((t) => t.name === "add");
+    expect("outputSchema" in add).toBe(rules.hasField(revision, "Tool", "outputSchema"));
+    if (modern) {
+      expect(a.resultType).toBe("complete");
+      expect(typeof a.ttlMs).toBe("number");
+      expect(a.cacheScope).toBe("private");
+    } else {
+      expect("resultType" in a).toBe(false);
+      expect("ttlMs" in a).toBe(false);
+    }
+  });
+
+  it("calls a tool; every modern result carries resultType and serverInfo, tools/call no caching fields", async () => {
+    const { client } = await connect(revision);
+    const r = await valid(client, "tools/call", { name: "echo", arguments: { text: "héllo\nworld" } });
+    expect(r.content).toEqual([{ type: "text", text: "héllo\nworld" }]);
+    if (modern) {
+      expect(r.resultType).toBe("complete");
+      expect((r._meta as any)["io.modelcontextprotocol/serverInfo"].name).toBe("stdio-fixture");
+      expect("ttlMs" in r).toBe(false);
+    } else {
+      expect(r._meta).toBeUndefined();
+    }
+  });
+
+  it("unknown tool is -32602", async () => {
+    const { client } = await connect(revision);
+    const e = await rejects(client.callTool("no_such_tool", {}));
+    expect(e.code).toBe(-32602);
+  });
+
+  it("invalid tool arguments: protocol error up to 2025-06-18, isError result from 2025-11-25", async () => {
+    const { client } = await connect(revision);
+    if (rules.toolInputErrorsAsResult(revision)) {
+      const r = await valid(client, "tools/call", { name: "echo", arguments: { text: 42 } });
+      expect(r.isError).toBe(true);
+      expect((r.content as any[])[0].text).toMatch(/Invalid arguments for tool echo/);
+    } else {
+      const e = await rejects(client.callTool("echo", { text: 42 }));
+      expect(e.code).toBe(-32602);
+    }
+  });
+
+  it("a throwing tool is an isError result and the process lives on", async () => {
+    const { client } = await connect(revision);
+    const r = await valid(client, "tools/call", { name: "throws", arguments: {} });
+    expect(r).toMatchObject({ isError: true, content: [{ type: "text", text: "boom" }] });
+    expect((await client.callTool("echo", { text: "still here" })).content).toEqual([{ type: "text", text: "still here" }]);
+  });
+
+  it("structuredContent is validated, sent as text too, and only where the revision defines it", async () => {
+    const { client } = await connect(revision);
+    const r = await valid(client, "tools/call", { name: "add", arguments: { a: 2, b: 3 } });
+    expect(r.content).toEqual([{ type: "text", text: '{"sum":5}' }]);
+    if (rules.hasField(revision, "CallToolResult", "structuredContent")) expect(r.structuredContent).toEqual({ sum: 5 });
+    else expect("structuredContent" in r).toBe(false);
+    const e = await rejects(client.callTool("bad_output", {}));
+    expect(e.code).toBe(-32603);
+  });
+
+  it("reads resources; resource not found is the revision's code with data.uri; empty contents are not-found", async () => {
+    const { client } = await connect(revision);
+    const r = await valid(client, "resources/read", { uri: "test://static" });
+    expect(r.contents).toEqual([{ uri: "test://static", mimeType: "text/plain", text: "static text" }]);
+    if (modern) expect(r).toMatchObject({ resultType: "complete", cacheScope: "private" });
+    const t = await valid(client, "resources/read", { uri: "test://items/7" });
+    expect((t.contents as any[])[0].text).toBe('{"id":"7"}');
+    for (const uri of ["test://nope", "test://items/missing", "test://empty"]) {
+      const e = await rejects(client.readResource(uri));
+      expect(e.code).toBe(modern ? -32602 : -32002);
+      expect(e.code).toBe(rules.resourceNotFoundCode(revision));
+      expect(e.data).toEqual({ uri });
+    }
+  });
+
+  it("gets prompts; unknown prompt and missing required argument are -32602", async () => {
+    const { client } = await connect(revision);
+    const p = await valid(client, "prompts/get", { name: "greet", arguments: { name: "Ada" } });
+    expect(p.messages).toEqual([{ role: "user", content: { type: "text", text: "Hello, Ada!" } }]);
+    expect((await rejects(client.getPrompt("nope"))).code).toBe(-32602);
+    expect((await rejects(client.getPrompt("greet", {}))).code).toBe(-32602);
+  });
+
+  it("completion: at most 100 values, prefix matches first", async () => {
+    const { client } = await connect(revision);
+    const all = await valid(client, "completion/complete", { ref: { type: "ref/prompt", name: "greet" }, argument: { name: "name", value: "" } });
+    expect((all.completion as any).values).toHaveLength(100);
+    expect(all.completion).toMatchObject({ total: 152, hasMore: true });
+    const some = await valid(client, "completion/complete", { ref: { type: "ref/prompt", name: "greet" }, argument: { name: "name", value: "name-1" } });
+    const values = (some.completion as any).values as string[];
+    expect(values[0]).toBe("name-100");
+    expect(values.at(-1)).toBe("zeta-name-1");
+  });
+
+  it("pagination: opaque cursors walk the list; an invalid cursor is -32602", async () => {
+    const { client } = await connect(revision, { env: { FIXTURE_PAGE_SIZE: "3" } });
+    const names: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await valid(client, "tools/list", cursor ? { cursor } : {});
+      names.push(...(page.tools as any[]).map((t) => t.name));
+      cursor = page.nextCursor as string | undefined;
+    } while (cursor);
+    expect(names).toEqual(["echo", "length", "noisy", "slow", "throws", "add", "bad_output", "progress", "logs", "ask"]);
+    expect((await rejects(client.listTools({ cursor: "not-a-cursor" }))).code).toBe(-32602);
+  });
+
+  it("progress only for a client progressToken, strictly increasing", async () => {
+    const { client } = await connect(revision);
+    await client.callTool("progress", {});
+    expect(client.notifications.filter((n) => n.method === "notifications/progress")).toHaveLength(0);
+    await client.callTool("progress", {}, { meta: { progressToken: "tok" } });
+    const progress = client.notifications.filter((n) => n.method === "notifications/progress").map((n: any) => n.params);
+    expect(progress.map((p) => p.progress)).toEqual([0, 50, 100]);
+    expect(progress.every((p) => p.progressToken === "tok" && p.total === 100)).toBe(true);
+    expect("message" in progress[0]).toBe(rules.hasField(revision, "ProgressNotificationParams", "message") || rules.hasField(revision, "ProgressNotification", "params.message"));
+  });
+
+  it("logging follows the revision's rules", async () => {
+    const { client } = await connect(revision);
+    const levels = () => client.notifications.filter((n) => n.method === "notifications/message").map((n: any) => n.params.level);
+    await client.callTool("logs", {});
+    if (modern) {
+      // No log notification unless the request's _meta sets a level.
+      expect(levels()).toEqual([]);
+      await client.callTool("logs", {}, { meta: { "io.modelcontextprotocol/logLevel": "info" } });
+      expect(levels()).toEqual(["info", "error"]);
+      expect((await rejects(client.request("logging/setLevel", { level: "debug" }))).code).toBe(-32601);
+    } else {
+      expect(levels()).toEqual(["info", "error"]);
+      expect(await valid(client, "logging/setLevel", { level: "error" })).toEqual({});
+      await client.callTool("logs", {});
+      expect(levels()).toEqual(["info", "error", "error"]);
+    }
+  });
+
+  it("unknown method is -32601", async () => {
+    const { client } = await connect(revision);
+    expect((await rejects(client.request("tools/unknown", {}))).code).toBe(-32601);
+  });
+});
+
+describe("legacy lifecycle (handshake)", () => {
+  it.each(LEGACY)("echoes a supported version: %s", async (v) => {
+    const { got } = await raw([init(v)], 1);
+    expect(got[0].result.protocolVersion).toBe(v);
+  });
+
+  it("counter-offers the newest legacy revision for an unknown version and for 2026-07-28 (a result, not an error)", async () => {
+    const { got } = await raw([init("1999-01-01", 1)], 1);
+    expect(got[0].result.protocolVersion).toBe(rules.LATEST_LEGACY);
+    const modern = await raw([init(MODERN, 1)], 1);
+    expect(modern.got[0].result.protocolVersion).toBe(rules.LATEST_LEGACY);
+  });
+
+  it("a missing or non-string protocolVersion is -32602", async () => {
+    const { got } = await raw(
+      [JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { capabilities: {}, clientInfo: { name: "t", version: "1" } } })],
+      1,
+    );
+    expect(got[0].error.code).toBe(-32602);
+    const b = await raw([JSON.stringify({ jsonrpc: "2.0", id: 2, method: "initialize", params: { protocolVersion: 20250618, capabilities: {}, clientInfo: { name: "t", version: "1" } } })], 1);
+    expect(b.got[0].error.code).toBe(-32602);
+  });
+
+  it("a modern-only server refuses initialize with an error naming its versions", async () => {
+    const { got } = await raw([init("2025-11-25")], 1, { FIXTURE_REVISIONS: MODERN });
+    expect(got[0].error.code).toBe(-32602);
+    expect(got[0].error.data).toEqual({ supported: [MODERN], requested: "2025-11-25" });
+  });
+
+  it("a second initialize is -32600; requests before initialize get -32600 except ping", async () => {
+    const { got } = await raw([JSON.stringify({ jsonrpc: "2.0", id: 0, method: "ping" }), init("2025-06-18", 1), init("2025-06-18", 2)], 3, { FIXTURE_REVISIONS: "2025-06-18" });
+    expect(got.find((m) => m.id === 0).result).toEqual({});
+    expect(got.find((m) => m.id === 2).error.code).toBe(-32600);
+    const before = await raw([JSON.stringify({ jsonrpc: "2.0", id: 5, method: "tools/list" })], 1, { FIXTURE_REVISIONS: "2025-06-18" });
+    expect(before.got[0].error.code).toBe(-32600);
+  });
+
+  it("ping is answered promptly in legacy", async () => {
+    const { client } = await connect("2025-11-25");
+    const t0 = performance.now();
+    expect(await client.request("ping")).toEqual({});
+    expect(performance.now() - t0).toBeLessThan(1000);
+  });
+
+  it("elicitation: a server→client request only when the client declared the capability", async () => {
+    const { client } = await connect("2025-06-18", { capabilities: { elicitation: {} }, handlers: { elicitation: () => ({ action: "accept", content: { name: "Ada" } }) } });
+    const r = await client.callTool("ask", {});
+    expect((r.content as any[])[0].text).toBe('answer: {"name":"Ada"} (accept)');
+    expect(client.serverRequests.map((q) => q.method)).toEqual(["elicitation/create"]);
+    const { client: without } = await connect("2025-06-18");
+    const r2 = await without.callTool("ask", {});
+    expect(r2.isError).toBe(true);
+    expect(without.serverRequests).toEqual([]);
+    // 2024-11-05 has no elicitation at all.
+    const { client: old } = await connect("2024-11-05", { capabilities: { elicitation: {} }, handlers: { elicitation: () => ({ action: "accept" }) } });
+    expect((await old.callTool("ask", {})).isError).toBe(true);
+    expect(old.serverRequests).toEqual([]);
+  });
+
+  it("cancellation: no response after notifications/cancelled, the handler's signal fires; unknown cancellations are ignored", async () => {
+    const { client, transport } = await connect("2025-11-25");
+    const controller = new AbortController();
+    const call = client.callTool("slow", { ms: 3000, tag: "cancel-me" }, { signal: controller.signal });
+    await new Promise((r) => setTimeout(r, 100));
+    controller.abort();
+    await expect(call).rejects.toThrow("aborted");
+    await client.notify("notifications/cancelled", { requestId: 424242, reason: "unknown" });
+    expect((await client.callTool("echo", { text: "after" })).content).toEqual([{ type: "text", text: "after" }]);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(transport.stderr).toContain("aborted cancel-me");
+    expect(transport.nonProtocolLines).toEqual([]);
+  });
+
+  it("resources/subscribe and unsubscribe succeed with {} in legacy; both are -32601 to a modern peer", async () => {
+    const { client } = await connect("2025-11-25");
+    expect(await client.request("resources/subscribe", { uri: "test://static" })).toEqual({});
+    expect(await client.request("resources/unsubscribe", { uri: "test://static" })).toEqual({});
+    const { client: m } = await connect(MODERN);
+    for (const method of ["resources/subscribe", "resources/unsubscribe", "ping", "initialize", "logging/setLevel"]) {
+      expect((await rejects(m.request(method, { uri: "test://static", level: "info", protocolVersion: MODERN, capabilities: {}, clientInfo: { name: "x", version: "1" } }))).code, method).toBe(-32601);
+    }
+  });
+});
+
+describe("modern era (stateless)", () => {
+  it("a request without the required _meta fields is -32602", async () => {
+    const { got } = await raw(
+      [
+        JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+        JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list", params: { _meta: { "io.modelcontextprotocol/protocolVersion": MODERN } } }),
+        JSON.stringify({ jsonrpc: "2.0", id: 3, method: "tools/list", params: { _meta: { "io.modelcontextprotocol/clientCapabilities": {} } } }),
+      ],
+      3,
+      { FIXTURE_REVISIONS: MODERN },
+    );
+    expect(got.map((m) => m.error.code)).toEqual([-32602, -32602, -32602]);
+  });
+
+  it("an unsupported version is -32022 with data.supported and data.requested", async () => {
+    const { got } = await raw([JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: modernMeta("2099-01-01") } })], 1);
+    expect(got[0].error.code).toBe(-32022);
+    expect(got[0].error.data.requested).toBe("2099-01-01");
+    expect(got[0].error.data.supported).toContain(MODERN);
+  });
+
+  it("client capabilities come from this request only, never from earlier ones", async () => {
+    const { client } = await connect(MODERN);
+    // The first request declares elicitation; the second does not: -32021 names what is missing.
+    await client.callTool("echo", { text: "x" }, { capabilities: { elicitation: {} } });
+    const e = await rejects(client.callTool("ask", {}, { capabilities: {} }));
+    expect(e.code).toBe(-32021);
+    expect(e.data).toEqual({ requiredCapabilities: { elicitation: {} } });
+  });
+
+  it("the server never sends a request to a modern client", async () => {
+    const { client } = await connect(MODERN, { capabilities: { elicitation: {} } });
+    await client.callTool("ask", {}).catch(() => undefined);
+    expect(client.serverRequests).toEqual([]);
+  });
+
+  it("a dual-era process serves a modern request before and without any handshake, and initialize after it", async () => {
+    const { got } = await raw(
+      [JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: modernMeta() } }), init("2025-11-25", 2), JSON.stringify({ jsonrpc: "2.0", id: 3, method: "tools/list" })],
+      3,
+    );
+    expect(got.find((m) => m.id === 1).result.resultType).toBe("complete");
+    expect(got.find((m) => m.id === 2).result.protocolVersion).toBe("2025-11-25");
+    expect("resultType" in got.find((m) => m.id === 3).result).toBe(false);
+  });
+});
+
+describe("JSON-RPC", () => {
+  it("a null request id is -32600; notifications never get a response; unknown notifications are ignored", async () => {
+    const { got } = await raw(
+      [
+        init("2025-11-25"),
+        JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }),
+        JSON.stringify({ jsonrpc: "2.0", method: "notifications/unknown" }),
+        JSON.stringify({ jsonrpc: "2.0", id: null, method: "ping" }),
+        JSON.stringify({ jsonrpc: "2.0", id: 9, method: "ping" }),
+      ],
+      3,
+    );
+    expect(got).toHaveLength(3);
+    expect(got[1].error.code).toBe(-32600);
+    expect("id" in got[1]).toBe(false); // 2025-11-25 omits an unreadable id
+    expect(got[2]).toEqual({ jsonrpc: "2.0", id: 9, result: {} });
+  });
+
+  it.each(ALL)("a parse error on %s: id omitted from 2025-11-25, null before", async (v) => {
+    const lines = rules.isModern(v) ? ["{not json"] : [init(v), "{not json"];
+    const { got } = await raw(lines, lines.length, { FIXTURE_REVISIONS: v });
+    const err = got.at(-1)!;
+    expect(err.error.code).toBe(-32700);
+    if (rules.parseErrorOmitsId(v)) expect("id" in err).toBe(false);
+    else expect(err.id).toBeNull();
+  });
+
+  it("batches are answered on 2025-03-26 (one response per request, none for notifications)", async () => {
+    const batch = JSON.stringify([
+      { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "echo", arguments: { text: "a" } } },
+      { jsonrpc: "2.0", method: "notifications/initialized" },
+      { jsonrpc: "2.0", id: 3, method: "ping" },
+    ]);
+    const { got } = await raw([init("2025-03-26"), batch], 3, { FIXTURE_REVISIONS: "2025-03-26" });
+    expect(got[1]).toEqual({ jsonrpc: "2.0", id: 2, result: { content: [{ type: "text", text: "a" }] } });
+    expect(got[2]).toEqual({ jsonrpc: "2.0", id: 3, result: {} });
+  });
+
+  it.each(ALL.filter((r) => !rules.supportsBatches(r)))("batches are rejected on %s", async (v) => {
+    const batch = JSON.stringify([{ jsonrpc: "2.0", id: 2, method: "ping", ...(rules.isModern(v) ? { params: { _meta: modernMeta(v) } } : {}) }]);
+    const lines = rules.isModern(v) ? [batch] : [init(v), batch];
+    const { got } = await raw(lines, lines.length, { FIXTURE_REVISIONS: v });
+    expect(got.at(-1)!.error.code).toBe(-32600);
+  });
+});
+
+describe("stdio transport", () => {
+  it("stdout carries only protocol messages, even when a handler prints", async () => {
+    const { client, transport } = await connect("2025-11-25");
+    await client.callTool("noisy", {});
+    await client.callTool("echo", { text: "after noise" });
+    expect(transport.nonProtocolLines).toEqual([]);
+    expect(transport.stderr).toContain("console.log noise");
+    expect(transport.stderr).toContain("raw stdout noise");
+  });
+
+  it("takes a 1 MiB argument", async () => {
+    const { client } = await connect(MODERN);
+    const text = "x".repeat(1024 * 1024);
+    const r = await client.callTool("length", { text });
+    expect((r.content as any[])[0].text).toBe(String(text.length));
+  });
+
+  it("invalid UTF-8 and malformed lines are parse errors, and the next request is answered", async () => {
+    const bad = Buffer.concat([Buffer.from('{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":"'), Buffer.from([0xff, 0xfe]), Buffer.from('"}}\n')]);
+    const { got } = await raw([bad, "[[[", "{}", JSON.stringify({ jsonrpc: "2.0", id: 4, method: "tools/list", params: { _meta: modernMeta() } })], 4);
+    expect(got.slice(0, 3).map((m) => m.error.code)).toEqual([-32700, -32700, -32600]);
+    expect(got[3].id).toBe(4);
+  });
+
+  it("an oversized line is refused and the next request is answered", async () => {
+    const big = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "length", arguments: { text: "y".repeat(200_000) }, _meta: modernMeta() } });
+    const { got } = await raw([big, JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list", params: { _meta: modernMeta() } })], 2, { FIXTURE_MAX_LINE: "100000" });
+    expect(got[0].error.code).toBe(-32600);
+    expect(got[1].id).toBe(2);
+  });
+
+  it("1,000 interleaved requests finishing out of order are answered with the right ids", async () => {
+    const { client } = await connect(MODERN);
+    const calls = Array.from({ length: 1000 }, (_, i) => client.callTool("slow", { ms: (i * 7919) % 50, tag: `t${i}` }).then((r) => (r.content as any[])[0].text));
+    const texts = await Promise.all(calls);
+    expect(texts).toEqual(Array.from({ length: 1000 }, (_, i) => `t${i}`));
+  });
+
+  it("EOF on stdin: in-flight work finishes, then the process exits 0", async () => {
+    const transport = spawnFixture();
+    const client = await new McpClient({ transport, revision: "2025-11-25" }).connect();
+    const call = client.callTool("slow", { ms: 300, tag: "finished" });
+    await new Promise((r) => setTimeout(r, 50));
+    transport.child.stdin!.end();
+    expect(((await call).content as any[])[0].text).toBe("finished");
+    expect(await transport.exited).toBe(0);
+  });
+});
