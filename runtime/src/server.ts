@@ -38,6 +38,7 @@ import {
   hasField,
   isCacheable,
   isModern,
+  reservesMetaPrefix,
   resourceNotFoundCode,
   structuredContentMustBeObject,
   toolInputErrorsAsResult,
@@ -209,6 +210,22 @@ export function conform<T extends Record<string, unknown>>(revision: Revision, d
     }
   }
   return (out ?? value) as T;
+}
+
+const RESERVED_META_PREFIX = "io.modelcontextprotocol/";
+
+/**
+ * Where a revision does not reserve the `io.modelcontextprotocol/` prefix, its peers may use those keys for their own
+ * data, so none of ours is sent there. spec/2025-11-25/basic/index.mdx#_meta
+ */
+function withoutReservedMeta(revision: Revision, result: Record<string, unknown>): Record<string, unknown> {
+  const meta = result._meta as Record<string, unknown> | undefined;
+  if (!meta || reservesMetaPrefix(revision) || !Object.keys(meta).some((k) => k.startsWith(RESERVED_META_PREFIX))) return result;
+  const kept = Object.fromEntries(Object.entries(meta).filter(([k]) => !k.startsWith(RESERVED_META_PREFIX)));
+  const out = { ...result };
+  if (Object.keys(kept).length) out._meta = kept;
+  else delete out._meta;
+  return out;
 }
 
 /** Opaque pagination cursors: base64url of {list, offset}. spec/2025-11-25/server/utilities/pagination.mdx */
@@ -492,7 +509,7 @@ export class McpServer {
 
   /** Encode a successful result for `revision`: modern results carry resultType, caching fields and serverInfo in `_meta`. */
   encodeResult(revision: Revision, method: string, result: Record<string, unknown>): Record<string, unknown> {
-    if (!isModern(revision)) return result;
+    if (!isModern(revision)) return withoutReservedMeta(revision, result);
     const out: Record<string, unknown> = { ...result };
     out.resultType ??= "complete";
     // serverInfo SHOULD be in every modern result's _meta. spec/2026-07-28/server/discover.mdx

@@ -208,7 +208,7 @@ describe.each(ALL)("revision %s over stdio", (revision) => {
       names.push(...(page.tools as any[]).map((t) => t.name));
       cursor = page.nextCursor as string | undefined;
     } while (cursor);
-    expect(names).toEqual(["echo", "length", "noisy", "slow", "throws", "add", "bad_output", "progress", "logs", "ask"]);
+    expect(names).toEqual(["echo", "length", "noisy", "slow", "throws", "add", "bad_output", "progress", "logs", "ask", "meta"]);
     expect((await rejects(client.listTools({ cursor: "not-a-cursor" }))).code).toBe(-32602);
   });
 
@@ -239,6 +239,13 @@ describe.each(ALL)("revision %s over stdio", (revision) => {
       await client.callTool("logs", {});
       expect(levels()).toEqual(["info", "error", "error"]);
     }
+  });
+
+  it("reserved _meta keys only to peers whose revision reserves the io.modelcontextprotocol/ prefix", async () => {
+    const { client } = await connect(revision);
+    const meta = (await valid(client, "tools/call", { name: "meta", arguments: {} }))._meta as Record<string, unknown>;
+    expect(meta["com.example/trace"]).toBe("abc");
+    expect("io.modelcontextprotocol/related-task" in meta).toBe(rules.reservesMetaPrefix(revision));
   });
 
   it("unknown method is -32601", async () => {
