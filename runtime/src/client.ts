@@ -72,6 +72,8 @@ export interface RequestOptions {
   capabilities?: Record<string, unknown>;
   signal?: AbortSignal;
   onNotification?: (n: JsonRpcMessage) => void;
+  /** Modern: return an input_required result as is instead of answering and retrying. */
+  rawInputRequired?: boolean;
 }
 
 interface Pending {
@@ -167,10 +169,37 @@ export class McpClient {
     return this;
   }
 
-  /** Send a request in the era in force; resolves with the result or rejects with ClientError. */
+  /**
+   * Send a request in the era in force; resolves with the result or rejects with ClientError.
+   * Modern: an `input_required` result is answered through the handlers and retried under a new id with
+   * `inputResponses` and the echoed `requestState` (spec/2026-07-28/basic/patterns/mrtr.mdx), unless
+   * `options.rawInputRequired` is set.
+   */
   async request(method: string, params: Record<string, unknown> = {}, options: RequestOptions = {}): Promise<Record<string, unknown>> {
     if (!this.revision) throw new Error("connect() first");
-    return this.rawRequest(method, params, { revision: this.revision, modern: this.era === "modern" }, options);
+    const route = { revision: this.revision, modern: this.era === "modern" };
+    let result = await this.rawRequest(method, params, route, options);
+    for (let round = 0; route.modern && !options.rawInputRequired && result.resultType === "input_required"; round++) {
+      if (round >= 10) throw new Error(`${method}: still input_required after 10 rounds`);
+      const inputResponses: Record<string, unknown> = {};
+      for (const [key, ask] of Object.entries((result.inputRequests ?? {}) as Record<string, { method: string; params?: Record<string, unknown> }>)) {
+        inputResponses[key] = await this.answer(ask.method, ask.params ?? {});
+      }
+      const retry: Record<string, unknown> = { ...params, inputResponses };
+      if (result.requestState !== undefined) retry.requestState = result.requestState;
+      result = await this.rawRequest(method, retry, route, options);
+    }
+    return result;
+  }
+
+  /** Answer an input request or a server→client request through the handlers. */
+  private async answer(method: string, params: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const h = this.options.handlers ?? {};
+    if (method === "ping") return {};
+    if (method === "elicitation/create" && h.elicitation) return h.elicitation(params);
+    if (method === "sampling/createMessage" && h.sampling) return h.sampling(params);
+    if (method === "roots/list" && h.roots) return h.roots();
+    throw new ClientError(-32601, `Method not found: ${method}`);
   }
 
   /** Like request(), but also returns the transport's delivery information (HTTP status and headers). */
@@ -244,16 +273,9 @@ export class McpClient {
 
   private async answerServerRequest(req: JsonRpcRequest): Promise<void> {
     this.serverRequests.push(req);
-    const h = this.options.handlers ?? {};
     let response: JsonRpcResponse;
     try {
-      let result: Record<string, unknown>;
-      if (req.method === "ping") result = {};
-      else if (req.method === "elicitation/create" && h.elicitation) result = await h.elicitation(req.params ?? {});
-      else if (req.method === "sampling/createMessage" && h.sampling) result = await h.sampling(req.params ?? {});
-      else if (req.method === "roots/list" && h.roots) result = await h.roots();
-      else throw new ClientError(-32601, `Method not found: ${req.method}`);
-      response = { jsonrpc: "2.0", id: req.id, result };
+      response = { jsonrpc: "2.0", id: req.id, result: await this.answer(req.method, req.params ?? {}) };
     } catch (err) {
       const code = err instanceof ClientError ? err.code : -32603;
       response = { jsonrpc: "2.0", id: req.id, error: { code, message: (err as Error).message } };

@@ -22,6 +22,8 @@ import {
   isLegacy,
   isModern,
   isRevision,
+  mayAnswerInputRequired,
+  serverMaySendRequests,
   methodFlows,
   methodKind,
   parseErrorOmitsId,
@@ -30,7 +32,8 @@ import {
   describeErrors,
   type RevisionValidators,
 } from "./rules.js";
-import { LOGGING_LEVELS, McpServer, MissingCapabilityError, type RequestContext } from "./server.js";
+import { InputRequiredSignal, paramsDigest, RequestStateCodec } from "./mrtr.js";
+import { LOGGING_LEVELS, McpServer, MissingCapabilityError, type AskOptions, type RequestContext } from "./server.js";
 
 export const META_PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion";
 export const META_CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities";
@@ -60,6 +63,22 @@ interface InFlight {
   controller: AbortController;
   /** Set when the client cancelled: no response may follow. */
   cancelled: boolean;
+}
+
+/** One run of a modern handler that may answer input_required (MRTR). */
+interface InputRound {
+  /** Answers available to this run: from the verified requestState, then this request's inputResponses. */
+  answers: Record<string, unknown>;
+  /** inputResponses of this request (validated when used). */
+  responses: Record<string, unknown>;
+  /** Answers this run consumed: carried into the next requestState. */
+  used: Record<string, unknown>;
+  /** Unanswered asks of this run, by key. */
+  asked: Map<string, { method: string; params: Record<string, unknown> }>;
+  counters: Record<string, number>;
+  validators: RevisionValidators;
+  blocked: Promise<void>;
+  block: () => void;
 }
 
 interface PendingClientRequest {
@@ -319,17 +338,39 @@ export class Connection {
     const loaded = validatorsFor(revision);
     const validators: RevisionValidators = loaded instanceof Promise ? await loaded : loaded;
     const validate = validators.clientRequestValidators[method];
-    if (validate && !validate(req)) {
+    // inputResponses entries are validated when a handler uses them; unknown ones are ignored (spec/2026-07-28/basic/patterns/mrtr.mdx#error-handling).
+    const checked = isObject(req.params?.inputResponses) ? { ...req, params: { ...req.params, inputResponses: {} } } : req;
+    if (validate && !validate(checked)) {
       return sink.send(this.errorResponse(req.id, errorCode(revision, "INVALID_PARAMS")!, `Invalid params: ${describeErrors(validate)}`, undefined, revision));
     }
     const flight: InFlight = { controller: new AbortController(), cancelled: false };
     this.inFlight.set(req.id, flight);
-    const ctx = this.context(revision, req, sink, clientCapabilities, clientInfo, meta, flight.controller.signal);
+    let round: InputRound | undefined;
+    if (!serverMaySendRequests(revision) && mayAnswerInputRequired(revision, method)) {
+      try {
+        round = this.inputRound(revision, method, req.params ?? {}, validators);
+      } catch (err) {
+        this.inFlight.delete(req.id);
+        return sink.send(this.errorFor(revision, req.id, err));
+      }
+    }
+    const ctx = this.context(revision, req, sink, clientCapabilities, clientInfo, meta, flight.controller.signal, round);
     // Admitted: the next message may be routed while this handler runs.
     admit();
     let response: JsonRpcResponse;
     try {
-      const result = await this.invoke(revision, method, req.params ?? {}, ctx);
+      const run = this.invoke(revision, method, req.params ?? {}, ctx);
+      let result: Record<string, unknown>;
+      if (round) {
+        const blocked = round.blocked.then(() => undefined);
+        const done = await Promise.race([run, blocked]);
+        if (done === undefined) {
+          // The handler waits on input the client has not given: answer input_required and abandon this run.
+          run.catch(() => undefined);
+          flight.controller.abort(new InputRequiredSignal());
+          result = this.inputRequired(method, req.params ?? {}, round);
+        } else result = done;
+      } else result = await run;
       const encoded = this.server.encodeResult(revision, method, result);
       if (this.server.validateResults) this.checkResult(validators, revision, method, encoded);
       response = { jsonrpc: "2.0", id: req.id, result: encoded };
@@ -341,6 +382,57 @@ export class Connection {
     // After a cancellation, no response. spec/2025-11-25/basic/utilities/cancellation.mdx
     if (flight.cancelled) return;
     sink.send(response);
+  }
+
+  private stateCodec?: RequestStateCodec;
+  private get codec(): RequestStateCodec {
+    return (this.stateCodec ??= this.server.requestStateCodec);
+  }
+
+  /** Verify requestState (attacker-controlled: tampered, expired or foreign state is -32602) and gather the answers. */
+  private inputRound(revision: Revision, method: string, params: Record<string, unknown>, validators: RevisionValidators): InputRound {
+    let answers: Record<string, unknown> = {};
+    if (params.requestState !== undefined) {
+      const payload = this.codec.open(params.requestState as string);
+      if (!payload || payload.m !== method || payload.d !== paramsDigest(params)) {
+        throw new McpError(errorCode(revision, "INVALID_PARAMS")!, "Invalid params: requestState failed verification (tampered, expired, or from another request)");
+      }
+      answers = payload.a;
+    }
+    let block!: () => void;
+    const blocked = new Promise<void>((r) => (block = r));
+    const responses = isObject(params.inputResponses) ? (params.inputResponses as Record<string, unknown>) : {};
+    return { answers, responses, used: {}, asked: new Map(), counters: {}, validators, blocked, block };
+  }
+
+  private inputRequired(method: string, params: Record<string, unknown>, round: InputRound): Record<string, unknown> {
+    const requestState = this.codec.seal({
+      m: method,
+      d: paramsDigest(params),
+      e: Date.now() + this.server.options.requestStateTtlMs,
+      a: round.used,
+      q: [...round.asked.keys()],
+    });
+    return { resultType: "input_required", inputRequests: Object.fromEntries(round.asked), requestState };
+  }
+
+  /** An ask in a modern MRTR run: the answer if the client gave a valid one, else a pending ask that blocks the run. */
+  private askModern(round: InputRound, method: string, capability: string, params: Record<string, unknown> | undefined, options: AskOptions | undefined, signal: AbortSignal): Promise<Record<string, unknown>> {
+    const n = (round.counters[capability] = (round.counters[capability] ?? 0) + 1);
+    const key = options?.key ?? `${capability}-${n}`;
+    const validate = round.validators.resultValidators[method];
+    for (const source of [round.responses, round.answers]) {
+      if (!Object.prototype.hasOwnProperty.call(source, key)) continue;
+      const answer = source[key];
+      // A response that is not a valid result of the asked method is treated as missing: ask again.
+      if (isObject(answer) && (!validate || validate(answer))) {
+        round.used[key] = answer;
+        return Promise.resolve(answer);
+      }
+    }
+    round.asked.set(key, { method, params: params ?? {} });
+    setImmediate(round.block);
+    return new Promise((_resolve, reject) => signal.addEventListener("abort", () => reject(signal.reason)));
   }
 
   /** Whether the server serves `method` on `revision`: the capability it needs is declared. */
@@ -412,7 +504,7 @@ export class Connection {
   }
 
   private checkResult(validators: RevisionValidators, revision: Revision, method: string, result: Record<string, unknown>): void {
-    const v = validators.resultValidators[method];
+    const v = result.resultType === "input_required" ? (validators.validateInputRequiredResult as RevisionValidators["resultValidators"][string]) : validators.resultValidators[method];
     if (v && !v(result)) throw new McpError(errorCode(revision, "INTERNAL_ERROR")!, `server bug: ${method} result does not match the ${revision} schema: ${describeErrors(v)}`);
   }
 
@@ -426,6 +518,7 @@ export class Connection {
     clientInfo: Record<string, unknown> | undefined,
     meta: Record<string, unknown> | undefined,
     signal: AbortSignal,
+    round?: InputRound,
   ): RequestContext {
     const modern = isModern(revision);
     const token = isObject(req.params?._meta) ? (req.params!._meta as Record<string, unknown>).progressToken : undefined;
@@ -434,7 +527,12 @@ export class Connection {
       if (signal.aborted) return; // nothing more for a cancelled request
       this.notify(revision, method, params, sink);
     };
-    const ask = (method: string, capability: string, params: Record<string, unknown> | undefined) => this.askClient(revision, method, capability, params, clientCapabilities, sink, signal);
+    const ask = (method: string, capability: string, params: Record<string, unknown> | undefined, options?: AskOptions) => {
+      if (!hasMethod(revision, method) || !isObject(clientCapabilities[capability])) return Promise.reject(new MissingCapabilityError({ [capability]: {} }));
+      if (serverMaySendRequests(revision)) return this.askClient(revision, method, params, sink, signal);
+      if (!round) return Promise.reject(new McpError(errorCode(revision, "INTERNAL_ERROR")!, `${method}: ${req.method} cannot ask the client for input in ${revision}`));
+      return this.askModern(round, method, capability, params, options, signal);
+    };
     return {
       revision,
       era: modern ? "modern" : "legacy",
@@ -456,9 +554,9 @@ export class Connection {
         if (threshold === undefined || levelRank(threshold) < 0 || levelRank(level) < levelRank(threshold)) return;
         notify("notifications/message", logger === undefined ? { level, data } : { level, logger, data });
       },
-      elicit: (params) => ask("elicitation/create", "elicitation", params as unknown as Record<string, unknown>) as never,
-      sample: (params) => ask("sampling/createMessage", "sampling", params as unknown as Record<string, unknown>) as never,
-      listRoots: () => ask("roots/list", "roots", undefined) as never,
+      elicit: (params, options) => ask("elicitation/create", "elicitation", params as unknown as Record<string, unknown>, options) as never,
+      sample: (params, options) => ask("sampling/createMessage", "sampling", params as unknown as Record<string, unknown>, options) as never,
+      listRoots: (options) => ask("roots/list", "roots", undefined, options) as never,
     };
   }
 
@@ -478,22 +576,8 @@ export class Connection {
    * A server→client request (legacy) for a capability the client declared.
    * spec/2025-11-25/client/elicitation.mdx, sampling.mdx, roots.mdx
    */
-  private askClient(
-    revision: Revision,
-    method: string,
-    capability: string,
-    params: Record<string, unknown> | undefined,
-    clientCapabilities: Record<string, unknown>,
-    sink: Sink,
-    signal: AbortSignal,
-  ): Promise<Record<string, unknown>> {
-    if (!hasMethod(revision, method) || !isObject(clientCapabilities[capability])) {
-      return Promise.reject(new MissingCapabilityError({ [capability]: {} }));
-    }
-    if (isModern(revision)) {
-      // 2026-07-28 servers never send requests; the input_required form (MRTR) answers instead.
-      return Promise.reject(new McpError(errorCode(revision, "INTERNAL_ERROR")!, `${method}: input_required (multi round-trip) is not supported by this runtime version`));
-    }
+  private askClient(revision: Revision, method: string, params: Record<string, unknown> | undefined, sink: Sink, signal: AbortSignal): Promise<Record<string, unknown>> {
+    void revision;
     const id = `s-${++this.nextServerRequestId}`;
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {

@@ -43,6 +43,7 @@ import {
   structuredContentMustBeObject,
   toolInputErrorsAsResult,
 } from "./rules.js";
+import { RequestStateCodec } from "./mrtr.js";
 import { compileSchema, type SchemaValidator } from "./schema.js";
 import { UriTemplate } from "./uri-template.js";
 
@@ -54,6 +55,15 @@ type HandlerResult<T> = Omit<T, "resultType" | "ttlMs" | "cacheScope"> & { resul
 export type ToolResult = HandlerResult<CallToolResult>;
 export type PromptResult = HandlerResult<GetPromptResult>;
 export type ResourceResult = HandlerResult<ReadResourceResult>;
+
+/** Options of an ask for client input. */
+export interface AskOptions {
+  /**
+   * Modern era: the key of this ask in `inputRequests` / `inputResponses` (unique within the request).
+   * Default `<capability>-<n>`, n counting the handler's asks of that kind from 1.
+   */
+  key?: string;
+}
 
 /** Levels in increasing severity (RFC 5424), as `LoggingLevel` lists them. */
 export const LOGGING_LEVELS: readonly LoggingLevel[] = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"];
@@ -85,12 +95,18 @@ export interface RequestContext {
    * only when this request's `_meta["io.modelcontextprotocol/logLevel"]` is set and `level` is at or above it.
    */
   log(level: LoggingLevel, data: unknown, logger?: string): void;
-  /** Ask the user for input through the client (elicitation). Throws MissingCapabilityError when the client did not declare `elicitation`. */
-  elicit(params: ElicitRequestParams): Promise<ElicitResult>;
-  /** Ask the client's model (sampling). Throws MissingCapabilityError when the client did not declare `sampling`. */
-  sample(params: CreateMessageRequestParams): Promise<CreateMessageResult>;
-  /** The client's roots. Throws MissingCapabilityError when the client did not declare `roots`. */
-  listRoots(): Promise<ListRootsResult>;
+  /**
+   * Ask the user for input through the client (elicitation). Legacy: an `elicitation/create` request to the client.
+   * Modern (2026-07-28): an entry of an `input_required` result's `inputRequests`; the handler runs again on the
+   * client's retry and this call then returns its answer (spec/2026-07-28/basic/patterns/mrtr.mdx). Handlers must
+   * therefore be safe to re-run up to their asks. Throws MissingCapabilityError when the client did not declare
+   * `elicitation` for this request.
+   */
+  elicit(params: ElicitRequestParams, options?: AskOptions): Promise<ElicitResult>;
+  /** Ask the client's model (sampling), as `elicit` does. Throws MissingCapabilityError without a declared `sampling`. */
+  sample(params: CreateMessageRequestParams, options?: AskOptions): Promise<CreateMessageResult>;
+  /** The client's roots, as `elicit` does. Throws MissingCapabilityError without a declared `roots`. */
+  listRoots(options?: AskOptions): Promise<ListRootsResult>;
 }
 
 export interface ToolDefinition<Args = Record<string, unknown>> {
@@ -175,6 +191,13 @@ export interface ServerOptions {
   validateResults?: boolean;
   /** How long to wait for a legacy client's answer to a server→client request, in ms. Default 60 000. */
   clientRequestTimeoutMs?: number;
+  /**
+   * Secret for the HMAC of MRTR `requestState`. Share it across every process that may receive a retry.
+   * Default: env MCP_REQUEST_STATE_SECRET, else a random per-process key (a retry on another process then fails safely).
+   */
+  requestStateSecret?: string;
+  /** How long a `requestState` stays valid, in ms. Default 600 000. */
+  requestStateTtlMs?: number;
 }
 
 /** Thrown by `ctx.elicit/sample/listRoots` when the client did not declare the capability the request needs. */
@@ -261,7 +284,7 @@ export function rankCompletions(candidates: string[], value: string): string[] {
  * prompts, then serve with `serveStdio()` or `serveHttp()`.
  */
 export class McpServer {
-  readonly options: Required<Pick<ServerOptions, "name" | "version" | "pageSize" | "logging" | "defaultLogLevel" | "clientRequestTimeoutMs">> & ServerOptions;
+  readonly options: Required<Pick<ServerOptions, "name" | "version" | "pageSize" | "logging" | "defaultLogLevel" | "clientRequestTimeoutMs" | "requestStateTtlMs">> & ServerOptions;
   /** Revisions served, in declaration order. */
   readonly revisions: readonly Revision[];
   readonly tools = new Map<string, CompiledTool>();
@@ -269,6 +292,8 @@ export class McpServer {
   readonly templates: { def: ResourceTemplateDefinition; template: UriTemplate }[] = [];
   readonly prompts = new Map<string, PromptDefinition>();
   readonly validateResults: boolean;
+  /** Seals and opens MRTR requestState; one per server, shared by all its connections. */
+  readonly requestStateCodec: RequestStateCodec;
   private readonly capabilityCache = new Map<Revision, Record<string, unknown>>();
 
   constructor(options: ServerOptions) {
@@ -278,7 +303,8 @@ export class McpServer {
     if (revisions.length === 0) throw new TypeError("createServer: serve at least one revision");
     this.revisions = REVISIONS.filter((r) => revisions.includes(r));
     const given = Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) as ServerOptions;
-    this.options = { pageSize: 100, logging: true, defaultLogLevel: "info", clientRequestTimeoutMs: 60_000, ...given };
+    this.options = { pageSize: 100, logging: true, defaultLogLevel: "info", clientRequestTimeoutMs: 60_000, requestStateTtlMs: 600_000, ...given };
+    this.requestStateCodec = new RequestStateCodec(this.options.requestStateSecret ?? process.env.MCP_REQUEST_STATE_SECRET);
     if (!Number.isSafeInteger(this.options.pageSize) || this.options.pageSize < 1) throw new TypeError(`createServer: pageSize must be a positive integer`);
     this.validateResults = options.validateResults ?? process.env.MCP_RUNTIME_VALIDATE_RESULTS === "1";
   }

@@ -208,7 +208,7 @@ describe.each(ALL)("revision %s over stdio", (revision) => {
       names.push(...(page.tools as any[]).map((t) => t.name));
       cursor = page.nextCursor as string | undefined;
     } while (cursor);
-    expect(names).toEqual(["echo", "length", "noisy", "slow", "throws", "add", "bad_output", "progress", "logs", "ask", "meta"]);
+    expect(names).toEqual(["echo", "length", "noisy", "slow", "throws", "add", "bad_output", "progress", "logs", "ask", "meta", "ask_many"]);
     expect((await rejects(client.listTools({ cursor: "not-a-cursor" }))).code).toBe(-32602);
   });
 
@@ -382,6 +382,84 @@ describe("modern era (stateless)", () => {
     expect(got.find((m) => m.id === 1).result.resultType).toBe("complete");
     expect(got.find((m) => m.id === 2).result.protocolVersion).toBe("2025-11-25");
     expect("resultType" in got.find((m) => m.id === 3).result).toBe(false);
+  });
+});
+
+describe("modern input requests (MRTR): spec/2026-07-28/basic/patterns/mrtr.mdx", () => {
+  const caps = { elicitation: {}, sampling: {}, roots: {} };
+  const handlers = {
+    elicitation: (p: Record<string, unknown>) => ({ action: "accept", content: p.message === "Sure?" ? { ok: true } : p.message === "Context?" ? { context: "ctx" } : { name: "Ada" } }),
+    sampling: () => ({ role: "assistant", content: { type: "text", text: "Paris" }, model: "m", stopReason: "endTurn" }),
+    roots: () => ({ roots: [{ uri: "file:///r", name: "r" }] }),
+  };
+
+  it("asks all parallel inputs in one input_required result, then the next round, then completes", async () => {
+    const { client } = await connect(MODERN, { capabilities: caps, handlers });
+    const r1 = await client.request("tools/call", { name: "ask_many", arguments: { topic: "France" } }, { rawInputRequired: true });
+    expect(r1.resultType).toBe("input_required");
+    expect(Object.keys(r1.inputRequests as object).sort()).toEqual(["question", "roots", "user_name"]);
+    expect((r1.inputRequests as any).user_name.method).toBe("elicitation/create");
+    expect((r1.inputRequests as any).question.method).toBe("sampling/createMessage");
+    expect((r1.inputRequests as any).roots).toEqual({ method: "roots/list", params: {} });
+    expect(typeof r1.requestState).toBe("string");
+    expect("ttlMs" in r1).toBe(false);
+    await resultValidator(MODERN, "tools/call");
+    const v = (validators.get(MODERN) as unknown as Record<string, (d: unknown) => boolean>).validateInputRequiredResult;
+    expect(v(r1)).toBe(true);
+    // The client helper answers and retries (two rounds), and the handler sees every answer.
+    const done = await client.callTool("ask_many", { topic: "France" });
+    expect(done).toMatchObject({ resultType: "complete", content: [{ type: "text", text: "Ada|Paris|1|true" }] });
+    expect(client.serverRequests).toEqual([]);
+  });
+
+  it("a second round carries a different requestState; earlier answers ride in it", async () => {
+    const { client } = await connect(MODERN, { capabilities: caps });
+    const params = { name: "ask_many", arguments: { topic: "x" } };
+    const r1 = await client.request("tools/call", params, { rawInputRequired: true });
+    const answers = { user_name: handlers.elicitation({}), question: handlers.sampling(), roots: handlers.roots() };
+    const r2 = await client.request("tools/call", { ...params, inputResponses: answers, requestState: r1.requestState }, { rawInputRequired: true });
+    expect(Object.keys(r2.inputRequests as object)).toEqual(["confirm"]);
+    expect(r2.requestState).not.toBe(r1.requestState);
+    const r3 = await client.request("tools/call", { ...params, inputResponses: { confirm: { action: "accept", content: { ok: true } } }, requestState: r2.requestState }, { rawInputRequired: true });
+    expect((r3.content as any[])[0].text).toBe("Ada|Paris|1|true");
+  });
+
+  it("a tampered, foreign or malformed requestState is -32602", async () => {
+    const { client } = await connect(MODERN, { capabilities: caps });
+    const params = { name: "ask_many", arguments: { topic: "x" } };
+    const r1 = await client.request("tools/call", params, { rawInputRequired: true });
+    const tampered = await rejects(client.request("tools/call", { ...params, requestState: `${r1.requestState}-TAMPERED` }, { rawInputRequired: true }));
+    expect(tampered.code).toBe(-32602);
+    // Bound to the originating parameters: the same state on other arguments is refused.
+    const moved = await rejects(client.request("tools/call", { name: "ask_many", arguments: { topic: "other" }, requestState: r1.requestState }, { rawInputRequired: true }));
+    expect(moved.code).toBe(-32602);
+    // And to the process's secret: another process refuses it.
+    const { client: other } = await connect(MODERN, { capabilities: caps });
+    expect((await rejects(other.request("tools/call", { ...params, requestState: r1.requestState }, { rawInputRequired: true }))).code).toBe(-32602);
+  });
+
+  it("an invalid or missing input response is asked again; unknown keys are ignored", async () => {
+    const { client } = await connect(MODERN, { capabilities: caps });
+    const r = await client.request("tools/call", { name: "ask", arguments: {}, inputResponses: { "elicitation-1": 12345, "elicitation-2": { nope: true } } }, { rawInputRequired: true });
+    expect(r.resultType).toBe("input_required");
+    const ok = await client.request("tools/call", { name: "ask", arguments: {}, inputResponses: { "elicitation-1": { action: "decline" }, extra: 1 } }, { rawInputRequired: true });
+    expect((ok.content as any[])[0].text).toBe("answer: null (decline)");
+    expect((await rejects(client.request("tools/call", { name: "ask", arguments: {}, inputResponses: null }, { rawInputRequired: true }))).code).toBe(-32602);
+  });
+
+  it("an input request is never sent for a capability this request did not declare: -32021", async () => {
+    const { client } = await connect(MODERN, { capabilities: { sampling: {}, roots: {} } });
+    const e = await rejects(client.request("tools/call", { name: "ask_many", arguments: {} }, { rawInputRequired: true }));
+    expect(e.code).toBe(-32021);
+    expect(e.data).toEqual({ requiredCapabilities: { elicitation: {} } });
+  });
+
+  it("prompts/get may answer input_required too; lists never do", async () => {
+    const { client } = await connect(MODERN, { capabilities: caps, handlers });
+    const r1 = await client.request("prompts/get", { name: "ask_prompt" }, { rawInputRequired: true });
+    expect(r1).toMatchObject({ resultType: "input_required", inputRequests: { user_context: { method: "elicitation/create" } } });
+    expect((await client.getPrompt("ask_prompt")).messages).toEqual([{ role: "user", content: { type: "text", text: "context: ctx" } }]);
+    expect((await client.listTools()).resultType).toBe("complete");
   });
 });
 

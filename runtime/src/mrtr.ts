@@ -1,0 +1,91 @@
+/**
+ * Multi round-trip requests (MRTR), spec/2026-07-28/basic/patterns/mrtr.mdx.
+ *
+ * A modern handler asks for input with the same `ctx.elicit/sample/listRoots`
+ * calls it uses in the legacy era. Unanswered asks make the runtime answer
+ * `resultType: "input_required"` with `inputRequests` and a `requestState`;
+ * the client retries with `inputResponses`, and the handler runs again from
+ * the start, its earlier asks now answered.
+ *
+ * `requestState` is attacker-controlled input, so it is integrity-protected
+ * (HMAC-SHA256) and bound to the originating method, a digest of its
+ * parameters and an expiry — never to a connection or process, so a retry
+ * may reach any process that shares the secret.
+ */
+import { createHmac, randomBytes, timingSafeEqual, createHash } from "node:crypto";
+
+export interface RequestStatePayload {
+  /** Originating method. */
+  m: string;
+  /** Digest of the salient parameters (everything but _meta, inputResponses, requestState). */
+  d: string;
+  /** Expiry, ms since the epoch. */
+  e: number;
+  /** Answers gathered in earlier rounds, by input key. */
+  a: Record<string, unknown>;
+  /** Keys asked in the round that produced this state. */
+  q: string[];
+}
+
+/** JSON with sorted object keys, so equal values digest equally. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (value && typeof value === "object") {
+    return `{${Object.keys(value)
+      .sort()
+      .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`)
+      .join(",")}}`;
+  }
+  return JSON.stringify(value) ?? "null";
+}
+
+/** Digest of a request's salient parameters. */
+export function paramsDigest(params: Record<string, unknown>): string {
+  const { _meta: _m, inputResponses: _i, requestState: _s, ...salient } = params;
+  return createHash("sha256").update(canonicalJson(salient)).digest("base64url");
+}
+
+export class RequestStateCodec {
+  private readonly key: Buffer;
+
+  /** `secret`: shared by every process that may receive a retry; default a random per-process key (retries elsewhere then fail safely). */
+  constructor(secret?: string | Buffer) {
+    this.key = secret ? Buffer.from(secret) : randomBytes(32);
+  }
+
+  seal(payload: RequestStatePayload): string {
+    const body = Buffer.from(JSON.stringify(payload)).toString("base64url");
+    return `${body}.${this.mac(body)}`;
+  }
+
+  /** The payload, or undefined when the state is malformed, tampered with, or expired. */
+  open(state: string, now = Date.now()): RequestStatePayload | undefined {
+    if (typeof state !== "string") return undefined;
+    const dot = state.indexOf(".");
+    if (dot <= 0) return undefined;
+    const body = state.slice(0, dot);
+    const mac = Buffer.from(state.slice(dot + 1));
+    const expected = Buffer.from(this.mac(body));
+    if (mac.length !== expected.length || !timingSafeEqual(mac, expected)) return undefined;
+    try {
+      const payload = JSON.parse(Buffer.from(body, "base64url").toString("utf8")) as RequestStatePayload;
+      if (typeof payload.e !== "number" || payload.e < now) return undefined;
+      return payload;
+    } catch {
+      return undefined;
+    }
+  }
+
+  private mac(body: string): string {
+    return createHmac("sha256", this.key).update(body).digest("base64url");
+  }
+}
+
+/** Raised inside a handler's abandoned run when the runtime answered input_required instead. */
+export class InputRequiredSignal extends Error {
+  constructor() {
+    super("input required");
+    this.name = "InputRequiredSignal";
+  }
+}
