@@ -70,6 +70,10 @@ async function raw(lines: (string | Buffer)[], count: number, env: Record<string
   await Promise.race([done, new Promise((r) => setTimeout(r, 5000))]);
   return { got: got as Record<string, any>[], transport: t };
 }
+async function waitFor(condition: () => boolean, ms = 5000) {
+  const end = Date.now() + ms;
+  while (!condition() && Date.now() < end) await new Promise((r) => setTimeout(r, 10));
+}
 const init = (v: string, id = 1) => JSON.stringify({ jsonrpc: "2.0", id, method: "initialize", params: { protocolVersion: v, capabilities: {}, clientInfo: { name: "t", version: "1" } } });
 const modernMeta = (v = MODERN, extra: Record<string, unknown> = {}) => ({ "io.modelcontextprotocol/protocolVersion": v, "io.modelcontextprotocol/clientCapabilities": {}, ...extra });
 
@@ -289,6 +293,34 @@ describe("legacy lifecycle (handshake)", () => {
     expect(got.find((m) => m.id === 2).error.code).toBe(-32600);
     const before = await raw([JSON.stringify({ jsonrpc: "2.0", id: 5, method: "tools/list" })], 1, { FIXTURE_REVISIONS: "2025-06-18" });
     expect(before.got[0].error.code).toBe(-32600);
+  });
+
+  it("before notifications/initialized the server sends nothing but responses and logging; held notifications follow it", async () => {
+    const t = spawnFixture({ FIXTURE_REVISIONS: "2025-11-25" });
+    const got: any[] = [];
+    t.onmessage = (m) => got.push(m);
+    t.writeRaw(init("2025-11-25") + "\n");
+    t.writeRaw(JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "progress", arguments: {}, _meta: { progressToken: 7 } } }) + "\n");
+    await waitFor(() => got.length >= 2);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(got.map((m) => m.id ?? m.method)).toEqual([1, 2]);
+    t.writeRaw(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) + "\n");
+    await waitFor(() => got.length >= 5);
+    expect(got.slice(2).map((m) => m.method)).toEqual(["notifications/progress", "notifications/progress", "notifications/progress"]);
+  });
+
+  it.each(ALL)("capabilities gate inbound methods: a tools-only server answers prompts, resources and completion with -32601 (%s)", async (v) => {
+    const { client } = await connect(v, { env: { FIXTURE_TOOLS_ONLY: "1" } });
+    const caps = (rules.isModern(v) ? client.serverDescription!.capabilities : client.serverDescription!.capabilities) as Record<string, unknown>;
+    expect(Object.keys(caps).sort()).toEqual(["logging", "tools"]);
+    for (const [method, params] of [
+      ["prompts/list", {}],
+      ["resources/read", { uri: "test://static" }],
+      ["completion/complete", { ref: { type: "ref/prompt", name: "greet" }, argument: { name: "name", value: "" } }],
+    ] as const) {
+      expect((await rejects(client.request(method, params))).code, method).toBe(-32601);
+    }
+    if (!rules.isModern(v)) expect((await rejects(client.request("resources/subscribe", { uri: "test://static" }))).code).toBe(-32601);
   });
 
   it("ping is answered promptly in legacy", async () => {
