@@ -33,12 +33,13 @@ import {
   type RevisionValidators,
 } from "./rules.js";
 import { InputRequiredSignal, paramsDigest, RequestStateCodec } from "./mrtr.js";
-import { LOGGING_LEVELS, McpServer, MissingCapabilityError, type AskOptions, type RequestContext } from "./server.js";
+import { LOGGING_LEVELS, McpServer, MissingCapabilityError, type AskOptions, type RequestContext, type ServerEvent } from "./server.js";
 
 export const META_PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion";
 export const META_CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities";
 export const META_CLIENT_INFO = "io.modelcontextprotocol/clientInfo";
 export const META_LOG_LEVEL = "io.modelcontextprotocol/logLevel";
+export const META_SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId";
 
 /** Where messages for one request go: the connection's output, or (HTTP) that request's own stream. */
 export interface Sink {
@@ -119,20 +120,87 @@ export class Connection {
   private nextServerRequestId = 0;
   private readonly work = new Set<Promise<void>>();
 
+  private readonly unsubscribe: () => void;
+
   constructor(
     readonly server: McpServer,
     private readonly out: Sink,
     readonly options: ConnectionOptions = { transport: "stdio" },
-  ) {}
+  ) {
+    this.unsubscribe = server.onEvent((e) => this.sessionEvent(e));
+  }
+
+  private readonly listens = new Set<() => void>();
+
+  /** End this connection's subscriptions/listen streams gracefully (e.g. stdin reached EOF). */
+  endSubscriptions(): void {
+    for (const end of [...this.listens]) end();
+  }
+
+  /** Stop receiving server events and abort in-flight work (the transport is gone). */
+  close(): void {
+    this.unsubscribe();
+    this.abortAll();
+  }
+
+  /** Legacy: unsolicited change notifications, gated on the declared capability and (resources/updated) the session's subscriptions. */
+  private sessionEvent(e: ServerEvent): void {
+    const s = this.session;
+    if (!s || !s.initialized || e.filter === "end") return;
+    const caps = this.server.capabilities(s.revision) as Record<string, Record<string, unknown> | undefined>;
+    const gate: Record<string, boolean> = {
+      toolsListChanged: caps.tools?.listChanged === true,
+      promptsListChanged: caps.prompts?.listChanged === true,
+      resourcesListChanged: caps.resources?.listChanged === true,
+      resourceSubscriptions: caps.resources?.subscribe === true && s.subscriptions.has(e.uri ?? ""),
+    };
+    if (!gate[e.filter] || !methodFlows(s.revision, e.method, "server→client")) return;
+    this.out.send({ jsonrpc: "2.0", method: e.method, params: e.uri === undefined ? {} : { uri: e.uri } });
+  }
+
+  /**
+   * subscriptions/listen (spec/2026-07-28/basic/patterns/subscriptions.mdx): acknowledge first with the honoured
+   * filter, then deliver matching events tagged with the subscription id (the listen request's id) until the client
+   * cancels (no response then) or the server ends it (a result, preceded on stdio by notifications/cancelled).
+   */
+  private async listen(params: Record<string, unknown>, ctx: RequestContext, sink: Sink): Promise<Record<string, unknown>> {
+    const id = ctx.requestId;
+    const tagged = (p: Record<string, unknown>) => ({ ...p, _meta: { [META_SUBSCRIPTION_ID]: id } });
+    const filter = this.server.honourFilter((params.notifications ?? {}) as Record<string, unknown>);
+    sink.send({ jsonrpc: "2.0", method: "notifications/subscriptions/acknowledged", params: tagged({ notifications: filter }) });
+    let end!: () => void;
+    const ended = new Promise<void>((r) => (end = r));
+    const stop = this.server.onEvent((e) => {
+      if (ctx.signal.aborted) return;
+      if (e.filter === "end") return end();
+      const wanted = e.filter === "resourceSubscriptions" ? (filter.resourceSubscriptions as string[] | undefined)?.includes(e.uri ?? "") : filter[e.filter] === true;
+      if (wanted) sink.send({ jsonrpc: "2.0", method: e.method, params: tagged(e.uri === undefined ? {} : { uri: e.uri }) });
+    });
+    ctx.signal.addEventListener("abort", () => end());
+    this.listens.add(end);
+    try {
+      await ended;
+    } finally {
+      stop();
+      this.listens.delete(end);
+    }
+    if (!ctx.signal.aborted && this.options.transport === "stdio") {
+      sink.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id, reason: "the server ended the subscription" } });
+    }
+    return { _meta: { [META_SUBSCRIPTION_ID]: id } };
+  }
 
   /** Resolves when every request received so far has been answered. */
   async idle(): Promise<void> {
     while (this.work.size) await Promise.allSettled([...this.work]);
   }
 
-  /** Abort every in-flight request (transport closed). */
+  /** Abort every in-flight request (transport closed): their handlers' signals fire and no response follows. */
   abortAll(): void {
-    for (const f of this.inFlight.values()) f.controller.abort(new Error("connection closed"));
+    for (const f of this.inFlight.values()) {
+      f.cancelled = true;
+      f.controller.abort(new Error("connection closed"));
+    }
     for (const p of this.pendingClient.values()) {
       clearTimeout(p.timer);
       p.reject(new Error("connection closed"));
@@ -359,7 +427,7 @@ export class Connection {
     admit();
     let response: JsonRpcResponse;
     try {
-      const run = this.invoke(revision, method, req.params ?? {}, ctx);
+      const run = this.invoke(revision, method, req.params ?? {}, ctx, sink);
       let result: Record<string, unknown>;
       if (round) {
         const blocked = round.blocked.then(() => undefined);
@@ -449,7 +517,7 @@ export class Connection {
     return sub ? caps[top]![sub] === true : true;
   }
 
-  private async invoke(revision: Revision, method: string, params: Record<string, unknown>, ctx: RequestContext): Promise<Record<string, unknown>> {
+  private async invoke(revision: Revision, method: string, params: Record<string, unknown>, ctx: RequestContext, sink: Sink): Promise<Record<string, unknown>> {
     const s = this.server;
     switch (method) {
       case "ping":
@@ -478,6 +546,8 @@ export class Connection {
         return s.getPrompt(revision, params, ctx);
       case "completion/complete":
         return s.complete(revision, params);
+      case "subscriptions/listen":
+        return this.listen(params, ctx, sink);
       case "logging/setLevel":
         this.session!.logLevel = params.level as LoggingLevel;
         return {};

@@ -56,6 +56,14 @@ export type ToolResult = HandlerResult<CallToolResult>;
 export type PromptResult = HandlerResult<GetPromptResult>;
 export type ResourceResult = HandlerResult<ReadResourceResult>;
 
+/** A change that connections turn into notifications, each by its own era's rules. */
+export interface ServerEvent {
+  method: string;
+  /** The subscriptions/listen filter field that selects it ("end" closes every listen stream). */
+  filter: "toolsListChanged" | "promptsListChanged" | "resourcesListChanged" | "resourceSubscriptions" | "end";
+  uri?: string;
+}
+
 /** Options of an ask for client input. */
 export interface AskOptions {
   /**
@@ -314,12 +322,21 @@ export class McpServer {
     if (this.tools.has(def.name)) throw new TypeError(`tool ${def.name} is already registered`);
     this.tools.set(def.name, { ...(def as unknown as ToolDefinition), input: def.validateInput, output: def.validateOutput });
     this.capabilityCache.clear();
+    this.notifyToolsListChanged();
     return this;
+  }
+
+  /** Remove a tool; clients are told the list changed. Returns whether it existed. */
+  removeTool(name: string): boolean {
+    const had = this.tools.delete(name);
+    if (had) this.notifyToolsListChanged();
+    return had;
   }
   resource(def: ResourceDefinition): this {
     if (this.resources.has(def.uri)) throw new TypeError(`resource ${def.uri} is already registered`);
     this.resources.set(def.uri, def);
     this.capabilityCache.clear();
+    this.notifyResourcesListChanged();
     return this;
   }
   resourceTemplate(def: ResourceTemplateDefinition): this {
@@ -331,7 +348,53 @@ export class McpServer {
     if (this.prompts.has(def.name)) throw new TypeError(`prompt ${def.name} is already registered`);
     this.prompts.set(def.name, def as unknown as PromptDefinition);
     this.capabilityCache.clear();
+    this.notifyPromptsListChanged();
     return this;
+  }
+
+  // ---- change events (legacy list_changed / resources/updated; modern subscriptions/listen) ----
+
+  private readonly listeners = new Set<(event: ServerEvent) => void>();
+
+  /** Subscribe to change events; returns the unsubscribe function. Used by connections. */
+  onEvent(listener: (event: ServerEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private emit(event: ServerEvent): void {
+    for (const l of [...this.listeners]) l(event);
+  }
+
+  /** Tell clients the tool list changed (legacy sessions that declared interest; modern listen streams whose filter asks). */
+  notifyToolsListChanged(): void {
+    this.emit({ method: "notifications/tools/list_changed", filter: "toolsListChanged" });
+  }
+  notifyPromptsListChanged(): void {
+    this.emit({ method: "notifications/prompts/list_changed", filter: "promptsListChanged" });
+  }
+  notifyResourcesListChanged(): void {
+    this.emit({ method: "notifications/resources/list_changed", filter: "resourcesListChanged" });
+  }
+  /** Tell subscribers of `uri` that the resource changed (legacy resources/subscribe; modern listen `resourceSubscriptions`). */
+  notifyResourceUpdated(uri: string): void {
+    this.emit({ method: "notifications/resources/updated", filter: "resourceSubscriptions", uri });
+  }
+
+  /** End every open subscriptions/listen stream gracefully (e.g. at shutdown). */
+  endSubscriptions(): void {
+    this.emit({ method: "", filter: "end" });
+  }
+
+  /** The part of a subscriptions/listen filter this server honours: only notification types it can send. */
+  honourFilter(requested: Record<string, unknown>): Record<string, unknown> {
+    const out: Record<string, unknown> = {};
+    if (requested.toolsListChanged === true && this.tools.size) out.toolsListChanged = true;
+    if (requested.promptsListChanged === true && this.prompts.size) out.promptsListChanged = true;
+    const hasResources = this.resources.size > 0 || this.templates.length > 0;
+    if (requested.resourcesListChanged === true && hasResources) out.resourcesListChanged = true;
+    if (Array.isArray(requested.resourceSubscriptions) && hasResources) out.resourceSubscriptions = requested.resourceSubscriptions.filter((u) => typeof u === "string");
+    return out;
   }
 
   /** Whether any prompt or template registered a completer. */
@@ -343,13 +406,11 @@ export class McpServer {
   capabilities(revision: Revision): Record<string, unknown> {
     const cached = this.capabilityCache.get(revision);
     if (cached) return cached;
-    const modern = isModern(revision);
     const caps: Record<string, Record<string, unknown>> = {};
-    // listChanged/subscribe promise notifications; the modern era delivers them only through subscriptions/listen (not served yet).
-    const notify = !modern;
-    if (this.tools.size) caps.tools = notify ? { listChanged: true } : {};
-    if (this.resources.size || this.templates.length) caps.resources = notify ? { subscribe: true, listChanged: true } : {};
-    if (this.prompts.size) caps.prompts = notify ? { listChanged: true } : {};
+    // listChanged/subscribe promise notifications: through the session (legacy) or subscriptions/listen (modern).
+    if (this.tools.size) caps.tools = { listChanged: true };
+    if (this.resources.size || this.templates.length) caps.resources = { subscribe: true, listChanged: true };
+    if (this.prompts.size) caps.prompts = { listChanged: true };
     if (this.hasCompletions()) caps.completions = {};
     if (this.options.logging) caps.logging = {};
     const out: Record<string, unknown> = {};

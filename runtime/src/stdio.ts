@@ -130,7 +130,13 @@ export async function serveStdio(server: McpServer, options: StdioOptions = {}):
     input.on("close", resolve);
   });
   if (pending.length && !skipping) handleLine(Buffer.concat(pending));
-  await connection.idle();
+  // Finish in-flight work; open subscriptions end gracefully (they would otherwise never finish).
+  connection.endSubscriptions();
+  const idle = connection.idle();
+  const ender = setInterval(() => connection.endSubscriptions(), 20);
+  await idle;
+  clearInterval(ender);
+  connection.close();
   flush();
   if (isProcess) await new Promise<void>((r) => (output.writableNeedDrain ? output.once("drain", () => r()) : r()));
   if (options.exitOnEof ?? input === process.stdin) process.exit(0);

@@ -212,7 +212,7 @@ describe.each(ALL)("revision %s over stdio", (revision) => {
       names.push(...(page.tools as any[]).map((t) => t.name));
       cursor = page.nextCursor as string | undefined;
     } while (cursor);
-    expect(names).toEqual(["echo", "length", "noisy", "slow", "throws", "add", "bad_output", "progress", "logs", "ask", "meta", "ask_many"]);
+    expect(names).toEqual(["echo", "length", "noisy", "slow", "throws", "add", "bad_output", "progress", "logs", "ask", "meta", "ask_many", "touch"]);
     expect((await rejects(client.listTools({ cursor: "not-a-cursor" }))).code).toBe(-32602);
   });
 
@@ -492,6 +492,56 @@ describe("modern input requests (MRTR): spec/2026-07-28/basic/patterns/mrtr.mdx"
     expect(r1).toMatchObject({ resultType: "input_required", inputRequests: { user_context: { method: "elicitation/create" } } });
     expect((await client.getPrompt("ask_prompt")).messages).toEqual([{ role: "user", content: { type: "text", text: "context: ctx" } }]);
     expect((await client.listTools()).resultType).toBe("complete");
+  });
+});
+
+describe("change notifications", () => {
+  const listen = (id: string, notifications: Record<string, unknown>) =>
+    JSON.stringify({ jsonrpc: "2.0", id, method: "subscriptions/listen", params: { notifications, _meta: modernMeta() } });
+  const touch = (id: number, what: string, uri?: string) =>
+    JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "touch", arguments: uri ? { what, uri } : { what }, _meta: modernMeta() } });
+
+  it("subscriptions/listen: acknowledgement first, only requested types, every message tagged with its subscription id", async () => {
+    const t = spawnFixture();
+    const got: any[] = [];
+    t.onmessage = (m) => got.push(m);
+    t.writeRaw(listen("A", { toolsListChanged: true, resourceSubscriptions: ["test://static"], promptsListChanged: true, bogus: true }) + "\n");
+    t.writeRaw(listen("B", { resourcesListChanged: true }) + "\n");
+    await waitFor(() => got.length >= 2);
+    for (const [i, what, uri] of [[1, "tools"], [2, "resource", "test://static"], [3, "resource", "test://other"], [4, "resources"]] as const) t.writeRaw(touch(i, what, uri) + "\n");
+    await waitFor(() => got.filter((m) => typeof m.id === "number").length >= 4);
+    await new Promise((r) => setTimeout(r, 100));
+    const forA = got.filter((m) => m.params?._meta?.["io.modelcontextprotocol/subscriptionId"] === "A");
+    const forB = got.filter((m) => m.params?._meta?.["io.modelcontextprotocol/subscriptionId"] === "B");
+    expect(forA[0]).toMatchObject({ method: "notifications/subscriptions/acknowledged", params: { notifications: { toolsListChanged: true, promptsListChanged: true, resourceSubscriptions: ["test://static"] } } });
+    expect("bogus" in forA[0].params.notifications).toBe(false);
+    expect(forA.slice(1).map((m) => [m.method, m.params.uri])).toEqual([
+      ["notifications/tools/list_changed", undefined],
+      ["notifications/resources/updated", "test://static"],
+    ]);
+    expect(forB.map((m) => m.method)).toEqual(["notifications/subscriptions/acknowledged", "notifications/resources/list_changed"]);
+    // The client cancels A: no response for it; B ends gracefully at EOF with a result tagged with its id.
+    t.writeRaw(JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: "A" } }) + "\n");
+    await new Promise((r) => setTimeout(r, 100));
+    t.child.stdin!.end();
+    expect(await t.exited).toBe(0);
+    expect(got.filter((m) => m.id === "A")).toEqual([]);
+    const endB = got.find((m) => m.id === "B");
+    expect(endB.result).toMatchObject({ resultType: "complete", _meta: { "io.modelcontextprotocol/subscriptionId": "B" } });
+  });
+
+  it("legacy: list_changed goes to an initialized session that was declared it; resources/updated only after resources/subscribe", async () => {
+    const { client } = await connect("2025-11-25");
+    await client.callTool("touch", { what: "tools" });
+    await client.callTool("touch", { what: "resource", uri: "test://static" });
+    await client.request("resources/subscribe", { uri: "test://static" });
+    await client.callTool("touch", { what: "resource", uri: "test://static" });
+    await client.callTool("touch", { what: "resource", uri: "test://other" });
+    await new Promise((r) => setTimeout(r, 50));
+    expect(client.notifications.map((n: any) => [n.method, n.params?.uri])).toEqual([
+      ["notifications/tools/list_changed", undefined],
+      ["notifications/resources/updated", "test://static"],
+    ]);
   });
 });
 
