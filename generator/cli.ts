@@ -1,7 +1,7 @@
 /**
  * The `create-mcp-server` command line (commander).
  *
- *   create-mcp-server [dir]                  scaffold a server project
+ *   create-mcp-server [dir] [--template …]   scaffold a server project (generator/scaffold.ts)
  *   create-mcp-server generate [--check]     schemas → out/
  *   create-mcp-server schemas sync           fetch and verify the pinned schemas
  *   create-mcp-server schemas add <rev>      add a new revision and print its rule diff
@@ -104,12 +104,22 @@ export function buildProgram(): Command {
     });
 
   program
-    .argument("[dir]", "directory of the new server project")
+    .argument("[dir]", "directory of the new server project (create-mcp-server my-server)")
+    .option("-t, --template <name>", "project template: basic or everything (the conformance fixture)", "basic")
+    .option("--transport <kind>", "stdio, http or both", "both")
+    .option("--revisions <list>", "comma-separated MCP revisions to serve (default: all)")
+    .option("--name <name>", "npm package name (default: the directory's name)")
+    .option("--description <text>", "package description")
+    .option("-y, --yes", "ask no questions; use the flags and defaults")
+    .option("--no-install", "do not run npm install")
+    .option("--force", "write into a non-empty directory")
+    .option("--runtime <spec>", "runtime to depend on: a published version or range, or a path to a runtime tarball or directory (default: this checkout's runtime, packed into vendor/)")
     .allowUnknownOption(false)
-    .passThroughOptions()
-    .action(async (dir: string | undefined) => {
+    .action(async (dir: string | undefined, opts: Record<string, unknown>, command: Command) => {
       const { scaffoldCommand } = await import("./scaffold.js");
-      await scaffoldCommand(dir, process.argv.slice(2));
+      // Only flags given on the command line count as answers: the rest may be asked on a terminal.
+      const given = Object.fromEntries(Object.entries(opts).filter(([k]) => command.getOptionValueSource(k) === "cli"));
+      await scaffoldCommand(dir, given);
     });
   return program;
 }

@@ -1,4 +1,468 @@
-/** Scaffolding (`create-mcp-server [dir]`) lands with the scaffolder issue. */
-export async function scaffoldCommand(_dir: string | undefined, _argv: string[]): Promise<void> {
-  throw new Error("scaffolding is not available yet in this version; see README.md");
+/**
+ * `create-mcp-server [dir]`: scaffold a typed, schema-first MCP server project
+ * from the Handlebars templates under templates/ (templates/_shared plus
+ * templates/<template>, the latter winning), formatted with prettier.
+ *
+ * Everything is decided and rendered in memory first: a refusal (non-empty
+ * directory, invalid package name, unknown template, transport or revision)
+ * is one line on stderr, a non-zero exit, and nothing written.
+ */
+import { spawn } from "node:child_process";
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { basename, dirname, join, relative, resolve } from "node:path";
+import { gzipSync } from "node:zlib";
+import Handlebars from "handlebars";
+import { PROJECT_ROOT } from "./manifest.js";
+
+export const TEMPLATES_DIR = join(PROJECT_ROOT, "templates");
+export const RUNTIME_DIR = join(PROJECT_ROOT, "runtime");
+export const RUNTIME_PACKAGE = "@create-mcp-server/runtime";
+export const TRANSPORT_CHOICES = ["stdio", "http", "both"] as const;
+export type TransportChoice = (typeof TRANSPORT_CHOICES)[number];
+
+export interface ScaffoldOptions {
+  template?: string;
+  transport?: string;
+  /** Comma-separated list, or an array. Default: every revision the rules module knows. */
+  revisions?: string | string[];
+  name?: string;
+  description?: string;
+  yes?: boolean;
+  install?: boolean;
+  force?: boolean;
+  runtime?: string;
+}
+
+/** A refusal: printed as one line, exit 1, nothing written. */
+export class ScaffoldError extends Error {}
+
+const refuse = (message: string): never => {
+  throw new ScaffoldError(message);
+};
+
+/** Template names: the folders of templates/ that do not start with `_`. */
+export function listTemplates(): string[] {
+  return readdirSync(TEMPLATES_DIR, { withFileTypes: true })
+    .filter((d) => d.isDirectory() && !d.name.startsWith("_") && !d.name.startsWith("."))
+    .map((d) => d.name)
+    .sort();
+}
+
+/** Known revisions, oldest first: from the generated rules module (out/rules.json), else the schema manifest. */
+export function knownRevisions(): string[] {
+  const rules = join(PROJECT_ROOT, "out", "rules.json");
+  if (existsSync(rules)) {
+    const data = JSON.parse(readFileSync(rules, "utf8")) as { revisions: { id: string }[] };
+    return data.revisions.map((r) => r.id);
+  }
+  const manifest = JSON.parse(readFileSync(join(PROJECT_ROOT, "schemas", "manifest.json"), "utf8")) as { revisions: { id: string }[] };
+  return manifest.revisions.map((r) => r.id).sort();
+}
+
+function validatePackageName(name: string): string[] {
+  const validate = createRequire(import.meta.url)("validate-npm-package-name") as (n: string) => { validForNewPackages: boolean; errors?: string[]; warnings?: string[] };
+  const r = validate(name);
+  return r.validForNewPackages ? [] : [...(r.errors ?? []), ...(r.warnings ?? [])];
+}
+
+export interface ResolvedOptions {
+  dir: string;
+  template: string;
+  transport: TransportChoice;
+  revisions: string[];
+  name: string;
+  description: string;
+  install: boolean;
+  force: boolean;
+  runtime?: string;
+}
+
+/** Validate every choice; refuses with one line naming what is wrong and what is allowed. */
+export function resolveOptions(dirArg: string | undefined, opts: ScaffoldOptions): ResolvedOptions {
+  if (!dirArg) refuse("name the directory of the new project, e.g. `create-mcp-server my-server` (or run it on a terminal to be asked)");
+  const dir = resolve(dirArg!);
+  const templates = listTemplates();
+  const template = opts.template ?? "basic";
+  if (!templates.includes(template)) refuse(`unknown template "${template}"; known templates: ${templates.join(", ")}`);
+  const transport = (opts.transport ?? "both") as TransportChoice;
+  if (!TRANSPORT_CHOICES.includes(transport)) refuse(`unknown transport "${opts.transport}"; choose one of: ${TRANSPORT_CHOICES.join(", ")}`);
+  const known = knownRevisions();
+  let revisions = known;
+  if (opts.revisions !== undefined) {
+    const asked = (Array.isArray(opts.revisions) ? opts.revisions : opts.revisions.split(","))
+      .map((r) => r.trim())
+      .filter(Boolean);
+    if (asked.length === 1 && asked[0] === "all") revisions = known;
+    else {
+      const unknown = asked.filter((r) => !known.includes(r));
+      if (unknown.length) refuse(`unknown revision${unknown.length > 1 ? "s" : ""} ${unknown.join(", ")}; known revisions: ${known.join(", ")}`);
+      if (!asked.length) refuse(`--revisions needs at least one revision; known revisions: ${known.join(", ")}`);
+      revisions = known.filter((r) => asked.includes(r));
+    }
+  }
+  const name = opts.name ?? basename(dir);
+  const problems = validatePackageName(name);
+  if (problems.length) refuse(`"${name}" is not a valid npm package name: ${problems.join("; ")}${opts.name ? "" : " (use --name to choose another)"}`);
+  if (existsSync(dir)) {
+    if (!statSync(dir).isDirectory()) refuse(`${dir} exists and is not a directory`);
+    if (readdirSync(dir).length && !opts.force) refuse(`${dir} is not empty; choose another directory, or pass --force to write into it`);
+  }
+  return {
+    dir,
+    template,
+    transport,
+    revisions,
+    name,
+    description: opts.description ?? `An MCP server scaffolded by create-mcp-server (${template} template)`,
+    install: opts.install ?? true,
+    force: opts.force ?? false,
+    runtime: opts.runtime,
+  };
+}
+
+// ---- the runtime dependency ----
+
+export interface RuntimeDependency {
+  /** The dependency spec written into package.json. */
+  spec: string;
+  /** Files to write into the project (a vendored tarball), path → bytes. */
+  files: Map<string, Buffer>;
+  describe: string;
+}
+
+const looksLikePath = (s: string) => /^(file:|\.{0,2}\/|[A-Za-z]:\\)/.test(s) || s.endsWith(".tgz");
+
+/**
+ * Which runtime the project depends on:
+ * - `--runtime <version|range|tag>`: the published package;
+ * - `--runtime <path/to/runtime.tgz | file:dir>`: that tarball (copied into vendor/) or directory;
+ * - otherwise, from a checkout with a built runtime (runtime/dist): this checkout's runtime, packed into vendor/;
+ * - otherwise the published package of the same version as this command.
+ */
+export function runtimeDependency(runtime: string | undefined): RuntimeDependency {
+  const files = new Map<string, Buffer>();
+  if (runtime !== undefined) {
+    if (!looksLikePath(runtime)) return { spec: runtime, files, describe: `${RUNTIME_PACKAGE}@${runtime} from the registry` };
+    const path = resolve(runtime.replace(/^file:/, ""));
+    if (!existsSync(path)) refuse(`--runtime ${runtime}: ${path} does not exist`);
+    if (statSync(path).isDirectory()) return { spec: `file:${path}`, files, describe: `${RUNTIME_PACKAGE} linked from ${path}` };
+    const target = `vendor/${basename(path)}`;
+    files.set(target, readFileSync(path));
+    return { spec: `file:${target}`, files, describe: `${RUNTIME_PACKAGE} from ${target} (copied from ${path})` };
+  }
+  const pkgPath = join(RUNTIME_DIR, "package.json");
+  if (existsSync(pkgPath)) {
+    const pkg = JSON.parse(readFileSync(pkgPath, "utf8")) as { version: string };
+    if (!existsSync(join(RUNTIME_DIR, "dist", "index.js"))) {
+      refuse(`the runtime in ${RUNTIME_DIR} is not built: run \`npm run build\` in ${PROJECT_ROOT} first, or pass --runtime <version> to use the published package`);
+    }
+    const tarball = packRuntime(RUNTIME_DIR);
+    const target = `vendor/create-mcp-server-runtime-${pkg.version}.tgz`;
+    files.set(target, tarball);
+    return { spec: `file:${target}`, files, describe: `${RUNTIME_PACKAGE} ${pkg.version} from this checkout, packed into ${target}` };
+  }
+  const own = JSON.parse(readFileSync(join(PROJECT_ROOT, "package.json"), "utf8")) as { version: string };
+  return { spec: `^${own.version}`, files, describe: `${RUNTIME_PACKAGE}@^${own.version} from the registry` };
+}
+
+function listFiles(dir: string, base = dir): string[] {
+  return readdirSync(dir, { withFileTypes: true })
+    .flatMap((e) => (e.isDirectory() ? listFiles(join(dir, e.name), base) : e.isFile() ? [relative(base, join(dir, e.name)).split("\\").join("/")] : []))
+    .sort();
+}
+
+/**
+ * `npm pack` of a package directory (package.json, README/LICENSE if any, and its "files"), done in-process:
+ * a gzipped ustar archive under `package/`, deterministic (fixed mtime), without spawning npm.
+ */
+export function packRuntime(dir: string): Buffer {
+  const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { files?: string[] };
+  const entries = new Set<string>(["package.json"]);
+  for (const f of readdirSync(dir)) if (/^(readme|license)/i.test(f)) entries.add(f);
+  for (const f of pkg.files ?? []) {
+    const p = join(dir, f);
+    if (!existsSync(p)) continue;
+    if (statSync(p).isDirectory()) for (const sub of listFiles(p)) entries.add(`${f.replace(/\/$/, "")}/${sub}`);
+    else entries.add(f);
+  }
+  const blocks: Buffer[] = [];
+  const mtime = Math.floor(Date.UTC(1985, 9, 26, 8, 15) / 1000);
+  for (const rel of [...entries].sort()) {
+    const data = readFileSync(join(dir, rel));
+    blocks.push(tarHeader(`package/${rel}`, data.length, mtime), data);
+    const pad = (512 - (data.length % 512)) % 512;
+    if (pad) blocks.push(Buffer.alloc(pad));
+  }
+  blocks.push(Buffer.alloc(1024));
+  return gzipSync(Buffer.concat(blocks), { level: 6 });
+}
+
+function tarHeader(path: string, size: number, mtime: number): Buffer {
+  const h = Buffer.alloc(512);
+  let name = path;
+  let prefix = "";
+  if (Buffer.byteLength(name) > 100) {
+    const cut = path.lastIndexOf("/", 155);
+    prefix = path.slice(0, cut);
+    name = path.slice(cut + 1);
+    if (Buffer.byteLength(name) > 100 || Buffer.byteLength(prefix) > 155) throw new Error(`path too long for a tar archive: ${path}`);
+  }
+  const put = (s: string, off: number, len: number) => h.write(s, off, len, "utf8");
+  const octal = (n: number, len: number) => n.toString(8).padStart(len - 1, "0") + "\0";
+  put(name, 0, 100);
+  put(octal(0o644, 8), 100, 8);
+  put(octal(0, 8), 108, 8);
+  put(octal(0, 8), 116, 8);
+  put(octal(size, 12), 124, 12);
+  put(octal(mtime, 12), 136, 12);
+  put("        ", 148, 8);
+  put("0", 156, 1);
+  put("ustar\0", 257, 6);
+  put("00", 263, 2);
+  put(prefix, 345, 155);
+  let sum = 0;
+  for (const b of h) sum += b;
+  put(sum.toString(8).padStart(6, "0") + "\0 ", 148, 8);
+  return h;
+}
+
+// ---- rendering ----
+
+const handlebars = Handlebars.create();
+handlebars.registerHelper("json", (value: unknown) => JSON.stringify(value));
+handlebars.registerHelper("eq", (a: unknown, b: unknown) => a === b);
+
+/** Output path of a template file: `.hbs` dropped; `gitignore` → `.gitignore` (npm strips dot-files named so from packages). */
+function outputPath(rel: string): string {
+  const path = rel.replace(/\.hbs$/, "");
+  return path.replace(/(^|\/)gitignore$/, "$1.gitignore");
+}
+
+const PRETTIER_PARSERS: Record<string, string> = { ts: "typescript", mjs: "babel", js: "babel", json: "json", md: "markdown" };
+
+export interface RenderedProject {
+  files: Map<string, Buffer>;
+  context: Record<string, unknown>;
+  runtime: RuntimeDependency;
+}
+
+/** Render the project in memory (nothing is written). */
+export async function renderProject(o: ResolvedOptions): Promise<RenderedProject> {
+  const runtime = runtimeDependency(o.runtime);
+  const transports = o.transport === "both" ? ["stdio", "http"] : [o.transport];
+  const context: Record<string, unknown> = {
+    name: o.name,
+    description: o.description,
+    template: o.template,
+    revisions: o.revisions,
+    transports,
+    transportList: transports.join("|"),
+    stdio: transports.includes("stdio"),
+    http: transports.includes("http"),
+    both: transports.length === 2,
+    runtimeDependency: runtime.spec,
+    runtimeDescription: runtime.describe,
+    clientConfig: clientConfig(o.name, o.transport, `/path/to/${basename(o.dir)}`).json,
+    inspectorCommand: clientConfig(o.name, o.transport, `/path/to/${basename(o.dir)}`).inspector,
+    aboutText: `${o.name}: ${o.description}. Generated by create-mcp-server; serves MCP ${o.revisions.join(", ")}.`,
+  };
+  const sources = new Map<string, string>(); // output path → template file
+  for (const layer of ["_shared", o.template]) {
+    const base = join(TEMPLATES_DIR, layer);
+    for (const rel of listFiles(base)) sources.set(outputPath(rel), join(base, rel));
+  }
+  // prettier's standalone build with the four plugins needed loads in a fraction of the time of its full entry point.
+  const [prettier, ...plugins] = await Promise.all([
+    import("prettier/standalone"),
+    import("prettier/plugins/typescript"),
+    import("prettier/plugins/estree"),
+    import("prettier/plugins/babel"),
+    import("prettier/plugins/markdown"),
+  ]);
+  const files = new Map<string, Buffer>();
+  for (const [out, src] of [...sources].sort(([a], [b]) => (a < b ? -1 : 1))) {
+    let text = readFileSync(src, "utf8");
+    if (src.endsWith(".hbs")) {
+      text = handlebars.compile(text, { noEscape: true, strict: true })(context);
+      // A conditional template that renders to nothing is not written.
+      if (!text.trim()) continue;
+    }
+    // Plain template files are kept prettier-formatted in the repository (a test checks it) and copied as they are.
+    const parser = src.endsWith(".hbs") ? PRETTIER_PARSERS[out.split(".").pop()!] : undefined;
+    if (parser) {
+      try {
+        text = await prettier.format(text, { parser, printWidth: 120, plugins: plugins as unknown as import("prettier").Plugin[] });
+      } catch (err) {
+        throw new Error(`template ${relative(TEMPLATES_DIR, src)}: output is not valid ${parser}: ${(err as Error).message.split("\n")[0]}`);
+      }
+    }
+    files.set(out, Buffer.from(text));
+  }
+  for (const [path, data] of runtime.files) files.set(path, data);
+  return { files, context, runtime };
+}
+
+/** Write the rendered files into `dir` (created if needed). */
+export function writeProject(dir: string, files: Map<string, Buffer>): void {
+  for (const [rel, data] of files) {
+    const target = join(dir, rel);
+    mkdirSync(dirname(target), { recursive: true });
+    writeFileSync(target, data);
+  }
+}
+
+// ---- the command ----
+
+interface Io {
+  out: (s: string) => void;
+  err: (s: string) => void;
+  tty: boolean;
+}
+
+const defaultIo = (): Io => ({
+  out: (s) => process.stdout.write(s),
+  err: (s) => process.stderr.write(s),
+  tty: Boolean(process.stdout.isTTY && process.stdin.isTTY),
+});
+
+/** Questions, asked only on a terminal, never in CI or with --yes, and only for what the flags left open. */
+async function ask(dirArg: string | undefined, opts: ScaffoldOptions): Promise<{ dir: string | undefined; opts: ScaffoldOptions }> {
+  const { input, select, confirm } = await import("@inquirer/prompts");
+  const next = { ...opts };
+  let dir = dirArg;
+  if (!dir) dir = await input({ message: "Project directory:", default: "my-mcp-server", validate: (v) => (v.trim() ? true : "a directory is needed") });
+  if (!next.name) {
+    const fallback = basename(resolve(dir));
+    next.name = await input({ message: "Package name:", default: validatePackageName(fallback).length ? "my-mcp-server" : fallback, validate: (v) => validatePackageName(v).join("; ") || true });
+  }
+  if (next.description === undefined) next.description = await input({ message: "Description:", default: "An MCP server" });
+  if (!next.template) {
+    next.template = await select({
+      message: "Template:",
+      choices: listTemplates().map((t) => ({ value: t, name: t, description: t === "everything" ? "the fixture of the official conformance suite: every feature" : t === "basic" ? "echo, a structured tool, a resource, a template and a prompt" : undefined })),
+    });
+  }
+  if (!next.transport) {
+    next.transport = await select({
+      message: "Transport:",
+      choices: [
+        { value: "both", name: "both (stdio and Streamable HTTP)" },
+        { value: "stdio", name: "stdio" },
+        { value: "http", name: "Streamable HTTP" },
+      ],
+    });
+  }
+  if (next.install === undefined) next.install = await confirm({ message: "Install dependencies now?", default: true });
+  const target = resolve(dir);
+  if (existsSync(target) && statSync(target).isDirectory() && readdirSync(target).length && !next.force) {
+    next.force = await confirm({ message: `${target} is not empty. Write into it anyway?`, default: false });
+    if (!next.force) refuse(`${target} is not empty; choose another directory, or pass --force to write into it`);
+  }
+  return { dir, opts: next };
+}
+
+/** Run a command in `cwd`, showing a spinner with the elapsed time on a terminal; its output is shown if it fails. */
+function runStep(label: string, command: string, args: string[], cwd: string, io: Io): Promise<void> {
+  const t0 = performance.now();
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(command, args, { cwd, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, npm_config_fund: "false", npm_config_audit: "false", npm_config_update_notifier: "false" } });
+    let output = "";
+    child.stdout!.on("data", (c: Buffer) => (output += c));
+    child.stderr!.on("data", (c: Buffer) => (output += c));
+    const frames = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
+    let i = 0;
+    const elapsed = () => `${((performance.now() - t0) / 1000).toFixed(1)} s`;
+    const timer = io.tty ? setInterval(() => io.out(`\r${frames[i++ % frames.length]} ${label} (${elapsed()})`), 100) : undefined;
+    if (!io.tty) io.out(`${label}...\n`);
+    child.on("error", (err) => {
+      if (timer) clearInterval(timer);
+      reject(new ScaffoldError(`${label}: ${err.message}`));
+    });
+    child.on("close", (code) => {
+      if (timer) clearInterval(timer);
+      if (code === 0) {
+        io.out(`${io.tty ? "\r" : ""}✔ ${label} (${elapsed()})${io.tty ? "\x1b[K" : ""}\n`);
+        resolvePromise();
+      } else {
+        io.out(io.tty ? "\n" : "");
+        io.err(output);
+        reject(new ScaffoldError(`${label} failed (${command} ${args.join(" ")} exited with ${code}); the project is in ${cwd}`));
+      }
+    });
+  });
+}
+
+const npmCommand = process.platform === "win32" ? "npm.cmd" : "npm";
+
+/** A ready-to-paste `mcpServers` entry and the MCP Inspector command for a project at `dir`. */
+export function clientConfig(name: string, transport: TransportChoice, dir: string): { json: string; inspector: string } {
+  const main = join(dir, "dist", "src", "main.js");
+  const quoted = main.includes(" ") ? JSON.stringify(main) : main;
+  const entry = transport === "http" ? { url: "http://127.0.0.1:3000/mcp" } : { command: "node", args: [main, "--transport", "stdio"] };
+  return {
+    json: JSON.stringify({ mcpServers: { [name]: entry } }, null, 2),
+    inspector:
+      transport === "http"
+        ? "npx @modelcontextprotocol/inspector   # with `npm start -- --port 3000` running, connect to http://127.0.0.1:3000/mcp (Streamable HTTP)"
+        : `npx @modelcontextprotocol/inspector node ${quoted} --transport stdio`,
+  };
+}
+
+/** What to do next, and a client configuration to paste. */
+export function nextSteps(o: ResolvedOptions, installed: boolean): string {
+  const rel = relative(process.cwd(), o.dir) || ".";
+  const lines = [``, `Created ${o.name} in ${o.dir} (template ${o.template}, transport ${o.transport}, revisions ${o.revisions.join(", ")}).`, ``, `Next:`];
+  lines.push(`  cd ${rel.includes(" ") ? JSON.stringify(rel) : rel}`);
+  if (!installed) lines.push(`  npm install`);
+  lines.push(`  npm run build        # mcp.json → generated/, then tsc → dist/`, `  npm test             # starts the built server and checks it in every revision it serves`);
+  if (o.transport !== "http") lines.push(`  npm start            # serve over stdio`);
+  if (o.transport !== "stdio") lines.push(`  npm start -- --transport http --port 3000   # serve Streamable HTTP at http://127.0.0.1:3000/mcp`);
+  lines.push(``, `Add a tool: declare it in mcp.json, run \`npm run generate\`, implement src/tools/<name>.ts, \`npm run build\`.`, ``);
+  const config = clientConfig(o.name, o.transport, o.dir);
+  lines.push(`Client configuration (an "mcpServers" entry, e.g. for a desktop client), after \`npm run build\`:`, config.json, ``);
+  lines.push(`MCP Inspector:`, `  ${config.inspector}`);
+  return lines.join("\n") + "\n";
+}
+
+/** Scaffold without questions: validate, render, write, and (unless install is false) install. */
+export async function scaffold(dirArg: string | undefined, opts: ScaffoldOptions, io: Io = defaultIo()): Promise<{ options: ResolvedOptions; files: string[]; ms: number }> {
+  const t0 = performance.now();
+  const o = resolveOptions(dirArg, opts);
+  const { files, runtime } = await renderProject(o);
+  writeProject(o.dir, files);
+  const ms = performance.now() - t0;
+  io.out(`✔ Wrote ${files.size} files to ${o.dir} in ${ms.toFixed(0)} ms (runtime: ${runtime.describe})\n`);
+  if (o.install) await runStep("Installing dependencies with npm install", npmCommand, ["install", "--no-audit", "--no-fund", "--prefer-offline"], o.dir, io);
+  io.out(nextSteps(o, o.install));
+  return { options: o, files: [...files.keys()], ms };
+}
+
+/** The default command: `create-mcp-server [dir] [options]`. */
+export async function scaffoldCommand(dir: string | undefined, opts: ScaffoldOptions = {}): Promise<void> {
+  const io = defaultIo();
+  try {
+    let d = dir;
+    let o = opts;
+    if (io.tty && !opts.yes && !process.env.CI) ({ dir: d, opts: o } = await ask(dir, opts));
+    await scaffold(d, o, io);
+  } catch (err) {
+    if ((err as Error)?.name === "ExitPromptError") {
+      io.err("create-mcp-server: cancelled; nothing was written\n");
+      process.exit(1);
+    }
+    if (err instanceof ScaffoldError) {
+      io.err(`create-mcp-server: ${err.message}\n`);
+      process.exit(1);
+    }
+    throw err;
+  }
+}
+
+/** A short digest of a rendered project, for tests of determinism. */
+export function digestFiles(files: Map<string, Buffer>): string {
+  const h = createHash("sha256");
+  for (const [k, v] of [...files].sort(([a], [b]) => (a < b ? -1 : 1))) h.update(k).update("\0").update(v);
+  return h.digest("hex");
 }

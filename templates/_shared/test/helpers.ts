@@ -1,0 +1,200 @@
+// Start the BUILT server (dist/, from `npm run build`) as a real process and connect the runtime's
+// dual-era client to it, pinned to one revision.
+import { spawn, type ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe } from "vitest";
+import {
+  McpClient,
+  StdioClientTransport,
+  StreamableHttpClientTransport,
+  type Revision,
+} from "@create-mcp-server/runtime";
+
+export const ROOT = fileURLToPath(new URL("..", import.meta.url));
+export const MAIN = fileURLToPath(new URL("../dist/src/main.js", import.meta.url));
+
+/** mcp.json, the one manifest of tools, prompts and resources. */
+export const manifest = JSON.parse(readFileSync(new URL("../mcp.json", import.meta.url), "utf8")) as {
+  name: string;
+  version: string;
+  revisions: Revision[];
+  transports: ("stdio" | "http")[];
+  tools: { name: string; inputSchema: { required?: string[] }; outputSchema?: object }[];
+  prompts: { name: string; arguments?: { name: string; required?: boolean; complete?: boolean }[] }[];
+  resources: { uri: string; name: string; mimeType?: string }[];
+  resourceTemplates: { uriTemplate: string; name: string; complete?: string[] }[];
+};
+
+/** The revisions this project serves, oldest first. */
+export const REVISIONS: Revision[] = manifest.revisions;
+export const TRANSPORTS = manifest.transports;
+
+// What each revision promises (spelled out here, not asked of the runtime, so a runtime that breaks a rule fails these tests).
+const DATES: Record<string, number> = {
+  "2024-11-05": 0,
+  "2025-03-26": 1,
+  "2025-06-18": 2,
+  "2025-11-25": 3,
+  "2026-07-28": 4,
+};
+/** 2026-07-28 is the stateless (modern) era: server/discover, per-request _meta, resultType, caching fields. */
+export const isModern = (r: Revision) => DATES[r] >= 4;
+/** Up to 2025-06-18 bad tool arguments are a -32602 protocol error; from 2025-11-25 an isError tool result. */
+export const inputErrorsAsResult = (r: Revision) => DATES[r] >= 3;
+/** Resource not found: -32002 in the handshake era, -32602 in the stateless era; data.uri in both. */
+export const resourceNotFoundCode = (r: Revision) => (isModern(r) ? -32602 : -32002);
+/** structuredContent, outputSchema and elicitation exist from 2025-06-18. */
+export const hasStructuredContent = (r: Revision) => DATES[r] >= 2;
+export const hasElicitation = (r: Revision) => DATES[r] >= 2;
+/** Audio content exists from 2025-03-26. */
+export const hasAudio = (r: Revision) => DATES[r] >= 1;
+
+/** The server processes check every result they send against their revision's schema (a failure is a -32603 error). */
+export const SERVER_ENV = { ...process.env, MCP_RUNTIME_VALIDATE_RESULTS: "1" };
+
+/** What the test client declares and answers (legacy server→client requests and modern input requests). */
+export const CLIENT_CAPABILITIES = { sampling: {}, elicitation: {}, roots: { listChanged: true } };
+/** Every request for client input the server made, in order (cleared by the tests that inspect it). */
+export const asked: { method: string; params: Record<string, unknown> }[] = [];
+export const CLIENT_HANDLERS = {
+  sampling: (params: Record<string, unknown>) => {
+    asked.push({ method: "sampling/createMessage", params });
+    const messages = params.messages as { content: { text?: string } }[];
+    return {
+      role: "assistant",
+      content: { type: "text", text: `echo: ${messages[0]?.content?.text ?? ""}` },
+      model: "test-model",
+      stopReason: "endTurn",
+    };
+  },
+  elicitation: (params: Record<string, unknown>) => {
+    asked.push({ method: "elicitation/create", params });
+    const schema = params.requestedSchema as { properties?: Record<string, { default?: unknown }> } | undefined;
+    const content: Record<string, unknown> = {};
+    for (const [key, prop] of Object.entries(schema?.properties ?? {})) {
+      const value = prop.default ?? (key === "email" ? "alice@example.com" : "alice");
+      // 2026-07-28's schema.json types answer numbers as integers, and the runtime re-asks on an answer that does not validate.
+      content[key] = typeof value === "number" ? Math.trunc(value) : value;
+    }
+    return { action: "accept", content };
+  },
+  roots: () => {
+    asked.push({ method: "roots/list", params: {} });
+    return { roots: [{ uri: "file:///test/root", name: "Test Root" }] };
+  },
+};
+
+export interface Connected {
+  client: McpClient;
+  close(): Promise<void>;
+}
+
+/** Spawn `node dist/src/main.js --transport stdio` and connect, pinned to `revision`. */
+export async function connectStdio(revision: Revision): Promise<Connected> {
+  const transport = new StdioClientTransport(process.execPath, [MAIN, "--transport", "stdio"], {
+    cwd: ROOT,
+    env: SERVER_ENV,
+  });
+  const client = new McpClient({ transport, revision, capabilities: CLIENT_CAPABILITIES, handlers: CLIENT_HANDLERS });
+  try {
+    await client.connect();
+  } catch (err) {
+    await transport.close();
+    throw new Error(`connect over stdio at ${revision}: ${(err as Error).message}\nserver stderr: ${transport.stderr}`);
+  }
+  return {
+    client,
+    async close() {
+      await client.close();
+      if (transport.nonProtocolLines.length)
+        throw new Error(`the server wrote non-protocol lines to stdout: ${transport.nonProtocolLines.join(" | ")}`);
+    },
+  };
+}
+
+export interface HttpServer {
+  url: string;
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+/** Spawn `node dist/src/main.js --transport http --port 0` and wait for the URL it prints. */
+export function startHttp(): Promise<HttpServer> {
+  const child = spawn(process.execPath, [MAIN, "--transport", "http", "--host", "127.0.0.1", "--port", "0"], {
+    cwd: ROOT,
+    env: SERVER_ENV,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`the HTTP server did not print its URL within 10 s:\n${output}`)),
+      10_000,
+    );
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const m = /(http:\/\/[^\s]+\/mcp)\b/.exec(output);
+      if (!m) return;
+      clearTimeout(timer);
+      resolve({
+        url: m[1],
+        child,
+        stop: () =>
+          new Promise<void>((done) => {
+            if (child.exitCode !== null) return done();
+            child.once("exit", () => done());
+            child.kill("SIGTERM");
+          }),
+      });
+    };
+    child.stdout!.on("data", onData);
+    child.stderr!.on("data", onData);
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`the HTTP server exited (${code}) before listening:\n${output}`));
+    });
+  });
+}
+
+/** Connect to a running HTTP server, pinned to `revision`. */
+export async function connectHttp(url: string, revision: Revision): Promise<Connected> {
+  const transport = new StreamableHttpClientTransport(url);
+  const client = new McpClient({ transport, revision, capabilities: CLIENT_CAPABILITIES, handlers: CLIENT_HANDLERS });
+  await client.connect();
+  return { client, close: () => client.close() };
+}
+
+/**
+ * Run `body` once per transport and revision, with a connected client.
+ * Over stdio each revision gets its own server process; over HTTP one server serves all of them.
+ */
+export function eachConnection(
+  body: (ctx: { transport: "stdio" | "http"; revision: Revision; get: () => Connected }) => void,
+): void {
+  for (const transport of TRANSPORTS) {
+    describe(`over ${transport}`, () => {
+      let http: HttpServer | undefined;
+      if (transport === "http") {
+        beforeAll(async () => {
+          http = await startHttp();
+        });
+        afterAll(async () => {
+          await http?.stop();
+        });
+      }
+      for (const revision of REVISIONS) {
+        describe(`at ${revision}`, () => {
+          let connected: Connected | undefined;
+          beforeAll(async () => {
+            connected = transport === "http" ? await connectHttp(http!.url, revision) : await connectStdio(revision);
+          });
+          afterAll(async () => {
+            await connected?.close();
+          });
+          body({ transport, revision, get: () => connected! });
+        });
+      }
+    });
+  }
+}

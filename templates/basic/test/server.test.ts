@@ -1,0 +1,71 @@
+// Each tool, resource, resource template and prompt of mcp.json, over every transport and revision served.
+import { expect, it } from "vitest";
+import { eachConnection, hasStructuredContent } from "./helpers.js";
+
+eachConnection(({ revision, get }) => {
+  it("echo returns its text as one text item", async () => {
+    const result = await get().client.callTool("echo", { text: "hello there" });
+    expect(result.content).toEqual([{ type: "text", text: "hello there" }]);
+    expect(result.isError ?? false).toBe(false);
+  });
+
+  it(`add returns the sum${hasStructuredContent(revision) ? " as structuredContent" : " as text"}`, async () => {
+    const result = await get().client.callTool("add", { a: 2, b: 3.5 });
+    expect(result.content).toEqual([{ type: "text", text: "5.5" }]);
+    if (hasStructuredContent(revision)) expect(result.structuredContent).toEqual({ sum: 5.5 });
+    else expect(result).not.toHaveProperty("structuredContent");
+  });
+
+  it("tools/list carries add's outputSchema where the revision has one", async () => {
+    const { tools } = (await get().client.listTools()) as { tools: { name: string; outputSchema?: unknown }[] };
+    const add = tools.find((t) => t.name === "add")!;
+    if (hasStructuredContent(revision)) expect(add.outputSchema).toMatchObject({ type: "object", required: ["sum"] });
+    else expect(add).not.toHaveProperty("outputSchema");
+  });
+
+  it("reads the app://about resource", async () => {
+    const { contents } = (await get().client.readResource("app://about")) as {
+      contents: { uri: string; mimeType: string; text: string }[];
+    };
+    expect(contents).toHaveLength(1);
+    expect(contents[0]).toMatchObject({ uri: "app://about", mimeType: "text/plain" });
+    expect(contents[0].text.length).toBeGreaterThan(0);
+  });
+
+  it("reads the app://greetings/{name} template", async () => {
+    const { contents } = (await get().client.readResource("app://greetings/Ada")) as {
+      contents: { uri: string; text: string }[];
+    };
+    expect(contents).toEqual([{ uri: "app://greetings/Ada", mimeType: "text/plain", text: "Hello, Ada!" }]);
+  });
+
+  it("completes the template's {name} variable", async () => {
+    const { completion } = (await get().client.complete(
+      { type: "ref/resource", uri: "app://greetings/{name}" },
+      { name: "name", value: "Al" },
+    )) as { completion: { values: string[] } };
+    expect(completion.values).toEqual(["Alan"]);
+  });
+
+  it("gets the summarize prompt with its arguments", async () => {
+    const result = (await get().client.getPrompt("summarize", { text: "A long story.", style: "detailed" })) as {
+      messages: { role: string; content: { type: string; text: string } }[];
+    };
+    expect(result.messages).toHaveLength(1);
+    expect(result.messages[0].role).toBe("user");
+    expect(result.messages[0].content.text).toContain("style: detailed");
+    expect(result.messages[0].content.text).toContain("A long story.");
+  });
+
+  it("completes the summarize prompt's style argument", async () => {
+    const { completion } = (await get().client.complete(
+      { type: "ref/prompt", name: "summarize" },
+      { name: "style", value: "b" },
+    )) as { completion: { values: string[] } };
+    expect(completion.values).toEqual(["brief", "bullet-points"]);
+  });
+
+  it("answers a missing required prompt argument with -32602", async () => {
+    await expect(get().client.getPrompt("summarize", {})).rejects.toMatchObject({ code: -32602 });
+  });
+});

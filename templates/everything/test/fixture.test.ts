@@ -1,0 +1,495 @@
+// The conformance fixture, tool by tool, resource by resource and prompt by prompt, over every transport and revision served.
+import { expect, it } from "vitest";
+import { ClientError, type JsonRpcMessage } from "@create-mcp-server/runtime";
+import { asked, eachConnection, hasAudio, hasElicitation, inputErrorsAsResult, isModern, manifest } from "./helpers.js";
+
+type Content = { type: string; text?: string; data?: string; mimeType?: string; resource?: Record<string, unknown> };
+const PNG_MAGIC = "iVBORw0KGgo";
+const text = (result: Record<string, unknown>) => (result.content as Content[])[0]?.text;
+
+/** Call a tool and collect the notifications that arrive while it runs. */
+async function callCollecting(
+  client: import("@create-mcp-server/runtime").McpClient,
+  name: string,
+  meta?: Record<string, unknown>,
+) {
+  const notifications: JsonRpcMessage[] = [];
+  const result = await client.callTool(name, {}, { meta, onNotification: (n) => notifications.push(n) });
+  const byMethod = (m: string) =>
+    notifications
+      .filter((n) => "method" in n && n.method === m)
+      .map((n) => (n as { params: Record<string, unknown> }).params);
+  return { result, byMethod };
+}
+
+async function rpcError(promise: Promise<unknown>): Promise<ClientError> {
+  const outcome = await promise.then(
+    (r) => new Error(`expected a JSON-RPC error, got ${JSON.stringify(r)}`),
+    (e: unknown) => e,
+  );
+  if (!(outcome instanceof ClientError)) throw outcome;
+  return outcome;
+}
+
+eachConnection(({ revision, get }) => {
+  const modern = isModern(revision);
+
+  // ---- content ----
+  it("test_simple_text (called without arguments)", async () => {
+    const result = await get().client.request("tools/call", { name: "test_simple_text" });
+    expect(result.content).toEqual([{ type: "text", text: "This is a simple text response for testing." }]);
+  });
+
+  it("test_image_content", async () => {
+    const [item] = (await get().client.callTool("test_image_content", {})).content as Content[];
+    expect(item).toMatchObject({ type: "image", mimeType: "image/png" });
+    expect(item.data!.startsWith(PNG_MAGIC)).toBe(true);
+  });
+
+  it(`test_audio_content${hasAudio(revision) ? "" : " (no audio content before 2025-03-26: a tool error)"}`, async () => {
+    const result = await get().client.callTool("test_audio_content", {});
+    if (hasAudio(revision))
+      expect((result.content as Content[])[0]).toMatchObject({ type: "audio", mimeType: "audio/wav" });
+    else expect(result.isError).toBe(true);
+  });
+
+  it("test_embedded_resource", async () => {
+    const result = await get().client.callTool("test_embedded_resource", {});
+    expect(result.content).toEqual([
+      {
+        type: "resource",
+        resource: {
+          uri: "test://embedded-resource",
+          mimeType: "text/plain",
+          text: "This is an embedded resource content.",
+        },
+      },
+    ]);
+  });
+
+  it("test_multiple_content_types", async () => {
+    const content = (await get().client.callTool("test_multiple_content_types", {})).content as Content[];
+    expect(content.map((c) => c.type)).toEqual(["text", "image", "resource"]);
+    expect(content[0].text).toBe("Multiple content types test:");
+    expect(content[2].resource).toEqual({
+      uri: "test://mixed-content-resource",
+      mimeType: "application/json",
+      text: '{"test":"data","value":123}',
+    });
+  });
+
+  it("test_error_handling returns an isError result", async () => {
+    const result = await get().client.callTool("test_error_handling", {});
+    expect(result.isError).toBe(true);
+    expect(text(result)).toBe("This tool intentionally returns an error for testing");
+  });
+
+  // ---- logging and progress ----
+  it(
+    modern
+      ? "test_tool_with_logging logs only when _meta sets a level"
+      : "test_tool_with_logging logs three info messages",
+    async () => {
+      const { client } = get();
+      const quiet = await callCollecting(client, "test_tool_with_logging");
+      if (modern) {
+        expect(quiet.byMethod("notifications/message")).toEqual([]);
+        const loud = await callCollecting(client, "test_tool_with_logging", {
+          "io.modelcontextprotocol/logLevel": "debug",
+        });
+        expect(loud.byMethod("notifications/message").map((p) => p.data)).toEqual([
+          "Tool execution started",
+          "Tool processing data",
+          "Tool execution completed",
+        ]);
+      } else {
+        const logs = quiet.byMethod("notifications/message");
+        expect(logs.map((p) => [p.level, p.data])).toEqual([
+          ["info", "Tool execution started"],
+          ["info", "Tool processing data"],
+          ["info", "Tool execution completed"],
+        ]);
+      }
+    },
+  );
+
+  if (modern) {
+    it("test_logging_tool sends no log without a requested level", async () => {
+      const { result, byMethod } = await callCollecting(get().client, "test_logging_tool");
+      expect(text(result)).toBe("Logged at info");
+      expect(byMethod("notifications/message")).toEqual([]);
+    });
+  } else {
+    it("logging/setLevel above info silences test_tool_with_logging", async () => {
+      const { client } = get();
+      expect(await client.request("logging/setLevel", { level: "warning" })).toEqual({});
+      const { byMethod } = await callCollecting(client, "test_tool_with_logging");
+      expect(byMethod("notifications/message")).toEqual([]);
+      await client.request("logging/setLevel", { level: "info" });
+    });
+  }
+
+  it("test_tool_with_progress reports 0, 50, 100 of 100 for a progressToken", async () => {
+    const { client } = get();
+    const { byMethod } = await callCollecting(client, "test_tool_with_progress", { progressToken: "progress-test-1" });
+    const progress = byMethod("notifications/progress");
+    expect(progress.map((p) => [p.progressToken, p.progress, p.total])).toEqual([
+      ["progress-test-1", 0, 100],
+      ["progress-test-1", 50, 100],
+      ["progress-test-1", 100, 100],
+    ]);
+    const none = await callCollecting(client, "test_tool_with_progress");
+    expect(none.byMethod("notifications/progress")).toEqual([]);
+  });
+
+  // ---- asking the client ----
+  it("test_sampling asks the client's model", async () => {
+    asked.length = 0;
+    const result = await get().client.callTool("test_sampling", { prompt: "What is 2+2?" });
+    expect(text(result)).toBe("LLM response: echo: What is 2+2?");
+    expect(asked).toHaveLength(1);
+    expect(asked[0].params).toMatchObject({
+      messages: [{ role: "user", content: { type: "text", text: "What is 2+2?" } }],
+      maxTokens: 100,
+    });
+  });
+
+  it(`test_elicitation${hasElicitation(revision) ? " asks for username and email" : " (no elicitation before 2025-06-18: a tool error)"}`, async () => {
+    asked.length = 0;
+    const result = await get().client.callTool("test_elicitation", { message: "Who are you?" });
+    if (!hasElicitation(revision)) {
+      expect(result.isError).toBe(true);
+      expect(asked).toEqual([]);
+      return;
+    }
+    expect(text(result)).toBe('User response: {"username":"alice","email":"alice@example.com"}');
+    expect(asked[0].params).toMatchObject({
+      message: "Who are you?",
+      requestedSchema: { required: ["username", "email"] },
+    });
+  });
+
+  if (hasElicitation(revision)) {
+    it("test_elicitation_sep1034_defaults sends a form with defaults", async () => {
+      asked.length = 0;
+      const result = await get().client.callTool("test_elicitation_sep1034_defaults", {});
+      expect(text(result)).toContain("action=accept");
+      const props = (
+        asked[0].params.requestedSchema as {
+          properties: Record<string, { type: string; default: unknown; enum?: string[] }>;
+        }
+      ).properties;
+      expect(Object.fromEntries(Object.entries(props).map(([k, v]) => [k, [v.type, v.default]]))).toEqual({
+        name: ["string", "John Doe"],
+        age: ["integer", 30],
+        score: ["number", 95.5],
+        status: ["string", "active"],
+        verified: ["boolean", true],
+      });
+      expect(props.status.enum).toEqual(["active", "inactive", "pending"]);
+    });
+
+    it("test_elicitation_sep1330_enums sends every enum variant", async () => {
+      asked.length = 0;
+      await get().client.callTool("test_elicitation_sep1330_enums", {});
+      const props = (asked[0].params.requestedSchema as { properties: Record<string, Record<string, unknown>> })
+        .properties;
+      expect(props.untitledSingle.enum).toEqual(["option1", "option2", "option3"]);
+      expect(props.titledSingle.oneOf).toHaveLength(3);
+      expect(props.legacyEnum.enumNames).toEqual(["Option One", "Option Two", "Option Three"]);
+      expect((props.untitledMulti.items as { enum: string[] }).enum).toHaveLength(3);
+      expect((props.titledMulti.items as { anyOf: unknown[] }).anyOf).toHaveLength(3);
+    });
+  }
+
+  it(
+    modern
+      ? "test_missing_capability: -32021 naming sampling when the client lacks it"
+      : "test_missing_capability samples when the session declared sampling",
+    async () => {
+      const { client } = get();
+      if (modern) {
+        const err = await rpcError(
+          client.request("tools/call", { name: "test_missing_capability", arguments: {} }, { capabilities: {} }),
+        );
+        expect(err.code).toBe(-32021);
+        expect(err.data).toEqual({ requiredCapabilities: { sampling: {} } });
+      } else {
+        expect(text(await client.callTool("test_missing_capability", {}))).toBe("Sampled with model test-model");
+      }
+    },
+  );
+
+  if (modern) {
+    it("test_input_required_result_elicitation: input_required with user_name, then complete", async () => {
+      const { client } = get();
+      const first = await client.request(
+        "tools/call",
+        { name: "test_input_required_result_elicitation", arguments: {} },
+        { rawInputRequired: true },
+      );
+      expect(first.resultType).toBe("input_required");
+      expect(Object.keys(first.inputRequests as object)).toEqual(["user_name"]);
+      expect((first.inputRequests as Record<string, { method: string }>).user_name.method).toBe("elicitation/create");
+      const done = await client.callTool("test_input_required_result_elicitation", {});
+      expect(done.resultType).toBe("complete");
+      expect(text(done)).toBe("Hello, alice!");
+    });
+
+    it("test_input_required_result_multiple_inputs asks for three inputs in one round", async () => {
+      const first = await get().client.request(
+        "tools/call",
+        { name: "test_input_required_result_multiple_inputs", arguments: {} },
+        { rawInputRequired: true },
+      );
+      const requests = first.inputRequests as Record<string, { method: string }>;
+      expect(Object.fromEntries(Object.entries(requests).map(([k, v]) => [k, v.method]))).toEqual({
+        user_name: "elicitation/create",
+        greeting: "sampling/createMessage",
+        client_roots: "roots/list",
+      });
+      expect(typeof first.requestState).toBe("string");
+    });
+
+    it("test_input_required_result_multi_round takes two rounds with different requestState", async () => {
+      const { client } = get();
+      const r1 = await client.request(
+        "tools/call",
+        { name: "test_input_required_result_multi_round", arguments: {} },
+        { rawInputRequired: true },
+      );
+      const r2 = await client.request(
+        "tools/call",
+        {
+          name: "test_input_required_result_multi_round",
+          arguments: {},
+          inputResponses: { step1: { action: "accept", content: { name: "Ada" } } },
+          requestState: r1.requestState,
+        },
+        { rawInputRequired: true },
+      );
+      expect(r2.resultType).toBe("input_required");
+      expect(Object.keys(r2.inputRequests as object)).toEqual(["step2"]);
+      expect(r2.requestState).not.toBe(r1.requestState);
+      const r3 = await client.request(
+        "tools/call",
+        {
+          name: "test_input_required_result_multi_round",
+          arguments: {},
+          inputResponses: { step2: { action: "accept", content: { city: "Paris" } } },
+          requestState: r2.requestState,
+        },
+        { rawInputRequired: true },
+      );
+      expect(r3.resultType).toBe("complete");
+      expect(text(r3)).toBe('step1={"name":"Ada"} step2={"city":"Paris"}');
+    });
+
+    it("test_input_required_result_tampered_state: a tampered requestState is -32602", async () => {
+      const { client } = get();
+      const r1 = await client.request(
+        "tools/call",
+        { name: "test_input_required_result_tampered_state", arguments: {} },
+        { rawInputRequired: true },
+      );
+      const err = await rpcError(
+        client.request(
+          "tools/call",
+          {
+            name: "test_input_required_result_tampered_state",
+            arguments: {},
+            inputResponses: { confirm: { action: "accept", content: { ok: true } } },
+            requestState: `${r1.requestState}-TAMPERED`,
+          },
+          { rawInputRequired: true },
+        ),
+      );
+      expect(err.code).toBe(-32602);
+    });
+
+    it("test_input_required_result_capabilities asks only for declared capabilities", async () => {
+      const r = await get().client.request(
+        "tools/call",
+        { name: "test_input_required_result_capabilities", arguments: {} },
+        { rawInputRequired: true, capabilities: { sampling: {} } },
+      );
+      expect(r.resultType).toBe("input_required");
+      expect(Object.values(r.inputRequests as Record<string, { method: string }>).map((q) => q.method)).toEqual([
+        "sampling/createMessage",
+      ]);
+    });
+  }
+
+  it("the input-requesting tools complete once answered", async () => {
+    const { client } = get();
+    expect(text(await client.callTool("test_input_required_result_sampling", {}))).toBe(
+      "The model says: echo: What is the capital of France?",
+    );
+    expect(text(await client.callTool("test_input_required_result_list_roots", {}))).toBe("Roots: file:///test/root");
+    if (hasElicitation(revision)) {
+      expect(text(await client.callTool("test_input_required_result_request_state", {}))).toContain("state-ok");
+      expect(text(await client.callTool("test_input_required_result_multiple_inputs", {}))).toBe(
+        "alice: echo: Write a one-line greeting. (1 roots)",
+      );
+      expect(text(await client.callTool("test_streaming_elicitation", {}))).toContain("Streaming elicitation answered");
+    }
+  });
+
+  // ---- schemas ----
+  it("json_schema_2020_12_tool keeps its 2020-12 inputSchema intact in tools/list", async () => {
+    const { tools } = (await get().client.listTools()) as {
+      tools: { name: string; inputSchema: Record<string, unknown> }[];
+    };
+    const listed = tools.find((t) => t.name === "json_schema_2020_12_tool")!;
+    const declared = manifest.tools.find((t) => t.name === "json_schema_2020_12_tool")!;
+    expect(listed.inputSchema).toEqual(declared.inputSchema);
+    expect(listed.inputSchema.$schema).toBe("https://json-schema.org/draft/2020-12/schema");
+    expect((listed.inputSchema.$defs as { address: { $anchor: string } }).address.$anchor).toBe("addressDef");
+  });
+
+  it("json_schema_2020_12_tool validates with $ref, anyOf, allOf and if/then/else", async () => {
+    const { client } = get();
+    const ok = await client.callTool("json_schema_2020_12_tool", {
+      name: "Ada",
+      address: { city: "London" },
+      contact: "ada@example.com",
+      kind: "company",
+      vatId: "GB1",
+    });
+    expect(ok.isError ?? false).toBe(false);
+    for (const bad of [
+      { kind: "company" },
+      { address: { city: 3 } },
+      { tags: ["a", "b", "c", "d", "e", "f"] },
+      { unknown: 1 },
+      { contact: "not an email" },
+    ]) {
+      if (inputErrorsAsResult(revision))
+        expect((await client.callTool("json_schema_2020_12_tool", bad)).isError, JSON.stringify(bad)).toBe(true);
+      else
+        expect((await rpcError(client.callTool("json_schema_2020_12_tool", bad))).code, JSON.stringify(bad)).toBe(
+          -32602,
+        );
+    }
+  });
+
+  it("test_header_param declares its x-mcp-header parameter", async () => {
+    const { tools } = (await get().client.listTools()) as {
+      tools: { name: string; inputSchema: { properties: Record<string, Record<string, unknown>> } }[];
+    };
+    expect(tools.find((t) => t.name === "test_header_param")!.inputSchema.properties.region["x-mcp-header"]).toBe(
+      "Region",
+    );
+    expect(text(await get().client.callTool("test_header_param", { region: "eu-west" }))).toBe("Region: eu-west");
+  });
+
+  // ---- resources ----
+  it("reads test://static-text", async () => {
+    expect((await get().client.readResource("test://static-text")).contents).toEqual([
+      { uri: "test://static-text", mimeType: "text/plain", text: "This is the content of the static text resource." },
+    ]);
+  });
+
+  it("reads test://static-binary", async () => {
+    const [c] = (await get().client.readResource("test://static-binary")).contents as {
+      uri: string;
+      mimeType: string;
+      blob: string;
+    }[];
+    expect(c).toMatchObject({ uri: "test://static-binary", mimeType: "image/png" });
+    expect(c.blob.startsWith(PNG_MAGIC)).toBe(true);
+  });
+
+  it("reads test://template/123/data", async () => {
+    expect((await get().client.readResource("test://template/123/data")).contents).toEqual([
+      {
+        uri: "test://template/123/data",
+        mimeType: "application/json",
+        text: '{"id":"123","templateTest":true,"data":"Data for ID: 123"}',
+      },
+    ]);
+  });
+
+  it(
+    modern
+      ? "resources/subscribe does not exist in the stateless era"
+      : "subscribes to and unsubscribes from test://watched-resource",
+    async () => {
+      const { client } = get();
+      if (modern)
+        expect((await rpcError(client.request("resources/subscribe", { uri: "test://watched-resource" }))).code).toBe(
+          -32601,
+        );
+      else {
+        expect(await client.request("resources/subscribe", { uri: "test://watched-resource" })).toEqual({});
+        expect(await client.request("resources/unsubscribe", { uri: "test://watched-resource" })).toEqual({});
+      }
+    },
+  );
+
+  // ---- prompts and completion ----
+  it("test_simple_prompt", async () => {
+    expect((await get().client.getPrompt("test_simple_prompt")).messages).toEqual([
+      { role: "user", content: { type: "text", text: "This is a simple prompt for testing." } },
+    ]);
+  });
+
+  it("test_prompt_with_arguments", async () => {
+    expect(
+      (await get().client.getPrompt("test_prompt_with_arguments", { arg1: "testValue1", arg2: "testValue2" })).messages,
+    ).toEqual([
+      { role: "user", content: { type: "text", text: "Prompt with arguments: arg1='testValue1', arg2='testValue2'" } },
+    ]);
+  });
+
+  it("test_prompt_with_embedded_resource", async () => {
+    expect(
+      (await get().client.getPrompt("test_prompt_with_embedded_resource", { resourceUri: "test://example-resource" }))
+        .messages,
+    ).toEqual([
+      {
+        role: "user",
+        content: {
+          type: "resource",
+          resource: {
+            uri: "test://example-resource",
+            mimeType: "text/plain",
+            text: "Embedded resource content for testing.",
+          },
+        },
+      },
+      { role: "user", content: { type: "text", text: "Please process the embedded resource above." } },
+    ]);
+  });
+
+  it("test_prompt_with_image", async () => {
+    const messages = (await get().client.getPrompt("test_prompt_with_image")).messages as { content: Content }[];
+    expect(messages[0].content).toMatchObject({ type: "image", mimeType: "image/png" });
+    expect(messages[1].content).toEqual({ type: "text", text: "Please analyze the image above." });
+  });
+
+  if (hasElicitation(revision)) {
+    it("test_input_required_result_prompt gets its context from the user", async () => {
+      const messages = (await get().client.getPrompt("test_input_required_result_prompt")).messages as {
+        content: Content;
+      }[];
+      expect(messages[0].content.text).toBe("Context: alice");
+    });
+  }
+
+  it("completes arg1 of test_prompt_with_arguments", async () => {
+    const { completion } = (await get().client.complete(
+      { type: "ref/prompt", name: "test_prompt_with_arguments" },
+      { name: "arg1", value: "test" },
+    )) as { completion: { values: string[] } };
+    expect(completion.values).toEqual(["test", "testing", "tested"]);
+  });
+
+  it("completes {id} of test://template/{id}/data", async () => {
+    const { completion } = (await get().client.complete(
+      { type: "ref/resource", uri: "test://template/{id}/data" },
+      { name: "id", value: "4" },
+    )) as { completion: { values: string[] } };
+    expect(completion.values).toEqual(["456"]);
+  });
+});
