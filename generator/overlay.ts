@@ -146,6 +146,28 @@ export const PROSE_RULES: ProseRule[] = [
     ranges: [{ from: "2026-07-28", value: false }],
     cite: ["spec/2026-07-28/basic/patterns/mrtr.mdx", "spec/2026-07-28/basic/index.mdx#statelessness"],
   }),
+  rule({
+    name: "httpErrorStatuses",
+    type: "string[]",
+    summary:
+      "Over Streamable HTTP, JSON-RPC errors that carry a fixed HTTP status, as \"code:status\" pairs: from 2026-07-28 HeaderMismatch (-32020), MissingRequiredClientCapability (-32021) and UnsupportedProtocolVersion (-32022) are 400 Bad Request (schema doc comments and prose); -32601 is unknownMethodHttpStatus. Other errors are 200.",
+    otherwise: [],
+    ranges: [{ from: "2026-07-28", value: ["-32020:400", "-32021:400", "-32022:400"] }],
+    cite: [
+      "spec/2026-07-28/basic/transports/streamable-http.mdx#server-validation",
+      "spec/2026-07-28/basic/transports/streamable-http.mdx#protocol-version-header",
+      "spec/2026-07-28/basic/index.mdx#_meta",
+    ],
+  }),
+  rule({
+    name: "nameHeaderSources",
+    type: "string[]",
+    summary:
+      "Over Streamable HTTP, the requests whose Mcp-Name header mirrors a params field, as \"method:field\" pairs (2026-07-28: tools/call and prompts/get params.name, resources/read params.uri); the header is required for them.",
+    otherwise: [],
+    ranges: [{ from: "2026-07-28", value: ["tools/call:name", "prompts/get:name", "resources/read:uri"] }],
+    cite: ["spec/2026-07-28/basic/transports/streamable-http.mdx#standard-request-headers"],
+  }),
 ];
 
 /** Error codes the prose defines outside schema.ts, with their values per revision (from the rule named). */
