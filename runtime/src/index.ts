@@ -7,22 +7,29 @@
  */
 import { McpServer, type ServerOptions } from "./server.js";
 import { serveStdio, type StdioOptions } from "./stdio.js";
+import { serveHttp, type HttpHandle, type HttpOptions } from "./http.js";
 
 export * from "./server.js";
 export { McpError, type JsonRpcMessage, type JsonRpcRequest, type JsonRpcResponse, type RequestId } from "./jsonrpc.js";
 export { Connection, type Sink, META_PROTOCOL_VERSION, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL } from "./connection.js";
 export { compileSchema, fromAjv, type SchemaValidator } from "./schema.js";
 export { serveStdio, type StdioOptions } from "./stdio.js";
+export { serveHttp, type HttpHandle, type HttpOptions } from "./http.js";
 export * as rules from "./rules.js";
 
 declare module "./server.js" {
   interface McpServer {
     /** Serve on stdin/stdout until EOF (then exit 0). spec/2025-11-25/basic/transports.mdx#stdio */
     serveStdio(options?: StdioOptions): Promise<void>;
+    /** Serve Streamable HTTP (both eras) on 127.0.0.1 by default; resolves once listening. spec/2026-07-28/basic/transports/streamable-http.mdx */
+    serveHttp(options?: HttpOptions): Promise<HttpHandle>;
   }
 }
 McpServer.prototype.serveStdio = function (this: McpServer, options?: StdioOptions) {
   return serveStdio(this, options);
+};
+McpServer.prototype.serveHttp = function (this: McpServer, options?: HttpOptions) {
+  return serveHttp(this, options);
 };
 
 export function createServer(options: ServerOptions): McpServer {
@@ -30,3 +37,4 @@ export function createServer(options: ServerOptions): McpServer {
 }
 
 export { McpClient, ClientError, StdioClientTransport, ALL_REVISIONS, type ClientTransport, type ClientOptions, type Delivery, type RequestOptions } from "./client.js";
+export { StreamableHttpClientTransport, SseClientTransport, type HttpClientOptions } from "./http-client.js";
