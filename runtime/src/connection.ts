@@ -56,8 +56,11 @@ export interface LegacySession {
   /** Set by logging/setLevel. */
   logLevel?: LoggingLevel;
   subscriptions: Set<string>;
-  /** Server notifications held until notifications/initialized (only pings and logging may precede it). */
-  held: JsonRpcMessage[];
+  /** Server notifications held until notifications/initialized (only pings and logging may precede it), with their request. */
+  held: { message: JsonRpcMessage; requestId: RequestId; sink: Sink }[];
+  /** Resolves at notifications/initialized: server→client requests wait for it. */
+  ready: Promise<void>;
+  markReady: () => void;
 }
 
 interface InFlight {
@@ -86,6 +89,12 @@ interface PendingClientRequest {
   resolve(result: Record<string, unknown>): void;
   reject(err: Error): void;
   timer: NodeJS.Timeout;
+}
+
+function readiness(): { ready: Promise<void>; markReady: () => void } {
+  let markReady!: () => void;
+  const ready = new Promise<void>((r) => (markReady = r));
+  return { ready, markReady };
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -201,11 +210,7 @@ export class Connection {
       f.cancelled = true;
       f.controller.abort(new Error("connection closed"));
     }
-    for (const p of this.pendingClient.values()) {
-      clearTimeout(p.timer);
-      p.reject(new Error("connection closed"));
-    }
-    this.pendingClient.clear();
+    this.rejectClientRequests("connection closed");
   }
 
   /** The revision whose rules shape errors when no request has named one: the session's, else the newest served. */
@@ -291,6 +296,8 @@ export class Connection {
       case "response":
         this.settleClientRequest(inbound.message);
         return;
+      case "malformed-response":
+        return;
       case "notification":
         this.notification(inbound.message.method, inbound.message.params);
         return;
@@ -358,6 +365,7 @@ export class Connection {
       initialized: false,
       subscriptions: new Set(),
       held: [],
+      ...readiness(),
     };
     const result: Record<string, unknown> = { protocolVersion: revision, capabilities: this.server.capabilities(revision), serverInfo: this.server.serverInfo(revision) };
     if (this.server.options.instructions && hasField(revision, "InitializeResult", "instructions")) result.instructions = this.server.options.instructions;
@@ -595,7 +603,7 @@ export class Connection {
     let lastProgress = -Infinity;
     const notify = (method: string, params: Record<string, unknown>) => {
       if (signal.aborted) return; // nothing more for a cancelled request
-      this.notify(revision, method, params, sink);
+      this.notify(revision, method, params, sink, req.id);
     };
     const ask = (method: string, capability: string, params: Record<string, unknown> | undefined, options?: AskOptions) => {
       if (!hasMethod(revision, method) || !isObject(clientCapabilities[capability])) return Promise.reject(new MissingCapabilityError({ [capability]: {} }));
@@ -631,12 +639,12 @@ export class Connection {
   }
 
   /** Send a server notification for `revision`, holding non-logging ones until a legacy session is initialized. */
-  private notify(revision: Revision, method: string, params: Record<string, unknown>, sink: Sink): void {
+  private notify(revision: Revision, method: string, params: Record<string, unknown>, sink: Sink, requestId: RequestId): void {
     if (!methodFlows(revision, method, "server→client")) return;
     const message: JsonRpcMessage = { jsonrpc: "2.0", method, params };
     const session = this.session;
     if (isLegacy(revision) && session && !session.initialized && method !== "notifications/message") {
-      session.held.push(message);
+      session.held.push({ message, requestId, sink });
       return;
     }
     sink.send(message);
@@ -646,8 +654,13 @@ export class Connection {
    * A server→client request (legacy) for a capability the client declared.
    * spec/2025-11-25/client/elicitation.mdx, sampling.mdx, roots.mdx
    */
-  private askClient(revision: Revision, method: string, params: Record<string, unknown> | undefined, sink: Sink, signal: AbortSignal): Promise<Record<string, unknown>> {
+  private async askClient(revision: Revision, method: string, params: Record<string, unknown> | undefined, sink: Sink, signal: AbortSignal): Promise<Record<string, unknown>> {
     void revision;
+    // No requests before notifications/initialized. spec/2025-11-25/basic/lifecycle.mdx#initialization
+    const session = this.session;
+    if (session && !session.initialized) {
+      await Promise.race([session.ready, new Promise((_r, reject) => signal.addEventListener("abort", () => reject(signal.reason)))]);
+    }
     const id = `s-${++this.nextServerRequestId}`;
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
@@ -670,8 +683,33 @@ export class Connection {
     if (!pending) return; // unknown or late: ignore
     this.pendingClient.delete(res.id as RequestId);
     clearTimeout(pending.timer);
-    if ("error" in res) pending.reject(new McpError(res.error.code, res.error.message, res.error.data));
+    // The client's error is the handler's failure, not a code to forward to the client as the server's own.
+    if ("error" in res) pending.reject(new Error(`the client answered with error ${res.error.code}: ${res.error.message}`));
     else pending.resolve(res.result);
+  }
+
+  /** Reject every server→client request still waiting: the client can no longer answer (EOF, transport closed). */
+  rejectClientRequests(reason: string): void {
+    for (const p of this.pendingClient.values()) {
+      clearTimeout(p.timer);
+      p.reject(new Error(reason));
+    }
+    this.pendingClient.clear();
+  }
+
+  /**
+   * Serialize an outbound message. A response that cannot be serialized (a BigInt, a cycle, too deep) becomes a
+   * -32603 error for the same id, so no request goes unanswered.
+   */
+  serialize(message: JsonRpcMessage | JsonRpcMessage[]): string {
+    try {
+      return JSON.stringify(message);
+    } catch (err) {
+      const id = !Array.isArray(message) && "id" in message ? (message.id as RequestId) : undefined;
+      if (id === undefined || !("result" in message || "error" in message)) return "";
+      const revision = this.fallbackRevision;
+      return JSON.stringify(this.errorResponse(id, errorCode(revision, "INTERNAL_ERROR")!, `Internal error: the result cannot be serialized (${(err as Error).message})`, undefined, revision));
+    }
   }
 
   // ---- notifications from the client ----
@@ -682,7 +720,9 @@ export class Connection {
         const s = this.session;
         if (!s || s.initialized) return;
         s.initialized = true;
-        for (const m of s.held.splice(0)) this.out.send(m);
+        // Progress and the like are only meaningful while their request runs: drop those of finished requests.
+        for (const h of s.held.splice(0)) if (this.inFlight.has(h.requestId)) h.sink.send(h.message);
+        s.markReady();
         return;
       }
       case "notifications/cancelled": {

@@ -40,9 +40,12 @@ export type Inbound =
   | { type: "request"; message: JsonRpcRequest }
   | { type: "notification"; message: JsonRpcNotification }
   | { type: "response"; message: JsonRpcResponse }
-  | { type: "invalid"; id: RequestId | null; reason: string };
+  | { type: "invalid"; id: RequestId | null; reason: string }
+  /** Looks like a response but is malformed: never answered (an answer could collide with a request id of the peer's). */
+  | { type: "malformed-response"; reason: string };
 
-const isId = (v: unknown): v is RequestId => typeof v === "string" || (typeof v === "number" && Number.isFinite(v));
+/** RequestId is string or integer in every revision; an integer beyond 2^53 could not be echoed back faithfully. */
+const isId = (v: unknown): v is RequestId => typeof v === "string" || (typeof v === "number" && Number.isSafeInteger(v));
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /**
@@ -60,9 +63,12 @@ export function classify(value: unknown): Inbound {
     if (!isId(id)) return { type: "invalid", id: null, reason: id === null ? "a request id must not be null" : "a request id must be a string or an integer" };
     return { type: "request", message: value as unknown as JsonRpcRequest };
   }
-  if (isId(id) && (("result" in value && isObject(value.result)) || ("error" in value && isObject(value.error)))) {
-    return { type: "response", message: value as unknown as JsonRpcResponse };
+  if (isId(id) && "result" in value && isObject(value.result)) return { type: "response", message: value as unknown as JsonRpcResponse };
+  if (isId(id) && "error" in value && isObject(value.error)) {
+    const e = value.error;
+    if (Number.isInteger(e.code) && typeof e.message === "string") return { type: "response", message: value as unknown as JsonRpcResponse };
   }
+  if ("result" in value || "error" in value || "id" in value) return { type: "malformed-response", reason: "a response needs an id and a result object or an error with an integer code and a string message" };
   return { type: "invalid", id: isId(id) ? id : null, reason: "neither a request, a notification nor a response" };
 }
 

@@ -263,11 +263,11 @@ function withoutReservedMeta(revision: Revision, result: Record<string, unknown>
 function encodeCursor(list: string, offset: number): string {
   return Buffer.from(JSON.stringify({ l: list, o: offset })).toString("base64url");
 }
-function decodeCursor(list: string, cursor: unknown, revision: Revision): number {
+function decodeCursor(list: string, cursor: unknown, revision: Revision, length: number): number {
   if (cursor === undefined) return 0;
   try {
     const parsed = JSON.parse(Buffer.from(String(cursor), "base64url").toString("utf8")) as { l?: unknown; o?: unknown };
-    if (parsed.l === list && Number.isSafeInteger(parsed.o) && (parsed.o as number) >= 0) return parsed.o as number;
+    if (parsed.l === list && Number.isSafeInteger(parsed.o) && (parsed.o as number) >= 0 && (parsed.o as number) <= length) return parsed.o as number;
   } catch {
     /* fall through */
   }
@@ -431,7 +431,7 @@ export class McpServer {
   // ---- listing ----
 
   private page<T>(list: string, items: T[], params: Record<string, unknown> | undefined, revision: Revision): { items: T[]; nextCursor?: string } {
-    const offset = decodeCursor(list, params?.cursor, revision);
+    const offset = decodeCursor(list, params?.cursor, revision, items.length);
     const end = offset + this.options.pageSize;
     return { items: items.slice(offset, end), nextCursor: end < items.length ? encodeCursor(list, end) : undefined };
   }
@@ -579,11 +579,12 @@ export class McpServer {
     if (ref.type === "ref/prompt") {
       const prompt = this.prompts.get(ref.name ?? "");
       if (!prompt) throw new McpError(invalid, `Unknown prompt: ${ref.name}`);
-      completer = prompt.complete?.[argument.name];
+      completer = prompt.complete && Object.prototype.hasOwnProperty.call(prompt.complete, argument.name) ? prompt.complete[argument.name] : undefined;
     } else if (ref.type === "ref/resource") {
       const entry = this.templates.find((t) => t.def.uriTemplate === ref.uri);
       if (!entry && !this.resources.has(ref.uri ?? "")) throw new McpError(invalid, `Unknown resource template: ${ref.uri}`);
-      completer = entry?.def.complete?.[argument.name];
+      const table = entry?.def.complete;
+      completer = table && Object.prototype.hasOwnProperty.call(table, argument.name) ? table[argument.name] : undefined;
     } else {
       throw new McpError(invalid, `Unknown reference type: ${ref.type}`);
     }

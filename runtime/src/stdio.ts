@@ -43,31 +43,47 @@ export async function serveStdio(server: McpServer, options: StdioOptions = {}):
   const write = isProcess && (options.protectStdout ?? true) ? protectStdout() : (chunk: string) => output.write(chunk);
   const max = options.maxMessageBytes ?? 64 * 1024 * 1024;
   if (input === process.stdin) {
-    // A handler's stray rejection must not end a server that others depend on.
+    // A handler's stray rejection or asynchronous throw must not end a server that others depend on.
     process.on("unhandledRejection", (reason) => process.stderr.write(`mcp runtime: unhandled rejection: ${String((reason as Error)?.stack ?? reason)}\n`));
+    process.on("uncaughtException", (err) => process.stderr.write(`mcp runtime: uncaught exception: ${String(err?.stack ?? err)}\n`));
   }
 
   // Batch writes per tick: one syscall for many pipelined responses.
   let queue: string[] = [];
   let scheduled = false;
+  let outputClosed = false;
   const flush = () => {
     scheduled = false;
-    if (!queue.length) return;
+    if (!queue.length || outputClosed) return;
     const chunk = queue.join("");
     queue = [];
-    write(chunk);
+    // Back-pressure: a client that does not read stops us reading, so memory stays bounded.
+    if (!write(chunk) && !input.isPaused()) {
+      input.pause();
+      output.once("drain", () => input.resume());
+    }
   };
   const sink: Sink = {
     send(message: JsonRpcMessage) {
       // JSON.stringify escapes newlines inside strings, so a message is always one line.
-      queue.push(JSON.stringify(message) + "\n");
+      const line = connection.serialize(message);
+      if (!line) return;
+      queue.push(line + "\n");
       if (!scheduled) {
         scheduled = true;
         setImmediate(flush);
       }
     },
   };
-  const connection = new Connection(server, sink, { transport: "stdio" });
+  const connection: Connection = new Connection(server, sink, { transport: "stdio" });
+  // stdout gone (EPIPE, ENOSPC): the transport closed; abort the work and stop reading.
+  output.on("error", (err) => {
+    if (outputClosed) return;
+    outputClosed = true;
+    process.stderr.write(`mcp runtime: stdout closed (${(err as NodeJS.ErrnoException).code ?? err.message}); stopping\n`);
+    connection.close();
+    input.destroy();
+  });
 
   const handleLine = (line: Buffer) => {
     let end = line.length;
@@ -130,7 +146,8 @@ export async function serveStdio(server: McpServer, options: StdioOptions = {}):
     input.on("close", resolve);
   });
   if (pending.length && !skipping) handleLine(Buffer.concat(pending));
-  // Finish in-flight work; open subscriptions end gracefully (they would otherwise never finish).
+  // Finish in-flight work; open subscriptions end gracefully, and questions to the client fail: it can no longer answer.
+  connection.rejectClientRequests("stdin closed: the client can no longer answer");
   connection.endSubscriptions();
   const idle = connection.idle();
   const ender = setInterval(() => connection.endSubscriptions(), 20);
@@ -138,6 +155,6 @@ export async function serveStdio(server: McpServer, options: StdioOptions = {}):
   clearInterval(ender);
   connection.close();
   flush();
-  if (isProcess) await new Promise<void>((r) => (output.writableNeedDrain ? output.once("drain", () => r()) : r()));
+  if (isProcess && !outputClosed) await new Promise<void>((r) => (output.writableNeedDrain ? output.once("drain", () => r()) : r()));
   if (options.exitOnEof ?? input === process.stdin) process.exit(0);
 }

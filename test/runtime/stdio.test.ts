@@ -212,7 +212,7 @@ describe.each(ALL)("revision %s over stdio", (revision) => {
       names.push(...(page.tools as any[]).map((t) => t.name));
       cursor = page.nextCursor as string | undefined;
     } while (cursor);
-    expect(names).toEqual(["echo", "length", "noisy", "slow", "throws", "add", "bad_output", "progress", "logs", "ask", "meta", "ask_many", "touch"]);
+    expect(names).toEqual(["echo", "length", "noisy", "slow", "throws", "add", "bad_output", "progress", "logs", "ask", "meta", "ask_many", "unserializable", "touch"]);
     expect((await rejects(client.listTools({ cursor: "not-a-cursor" }))).code).toBe(-32602);
   });
 
@@ -295,18 +295,20 @@ describe("legacy lifecycle (handshake)", () => {
     expect(before.got[0].error.code).toBe(-32600);
   });
 
-  it("before notifications/initialized the server sends nothing but responses and logging; held notifications follow it", async () => {
+  it("before notifications/initialized the server sends nothing but responses and logging; held notifications of finished requests are dropped", async () => {
     const t = spawnFixture({ FIXTURE_REVISIONS: "2025-11-25" });
     const got: any[] = [];
     t.onmessage = (m) => got.push(m);
     t.writeRaw(init("2025-11-25") + "\n");
     t.writeRaw(JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "progress", arguments: {}, _meta: { progressToken: 7 } } }) + "\n");
-    await waitFor(() => got.length >= 2);
-    await new Promise((r) => setTimeout(r, 100));
-    expect(got.map((m) => m.id ?? m.method)).toEqual([1, 2]);
+    t.writeRaw(JSON.stringify({ jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "logs", arguments: {} } }) + "\n");
+    await waitFor(() => got.some((m) => m.id === 3));
     t.writeRaw(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) + "\n");
-    await waitFor(() => got.length >= 5);
-    expect(got.slice(2).map((m) => m.method)).toEqual(["notifications/progress", "notifications/progress", "notifications/progress"]);
+    t.writeRaw(JSON.stringify({ jsonrpc: "2.0", id: 4, method: "ping" }) + "\n");
+    await waitFor(() => got.some((m) => m.id === 4));
+    expect(got.filter((m) => m.method === "notifications/progress")).toEqual([]);
+    expect(got.map((m) => m.id ?? m.method).sort()).toEqual([1, 2, 3, 4, "notifications/message", "notifications/message"]);
+    expect(got.findIndex((m) => m.method === "notifications/message")).toBeLessThan(got.findIndex((m) => m.id === 3));
   });
 
   it.each(ALL)("capabilities gate inbound methods: a tools-only server answers prompts, resources and completion with -32601 (%s)", async (v) => {
@@ -542,6 +544,71 @@ describe("change notifications", () => {
       ["notifications/tools/list_changed", undefined],
       ["notifications/resources/updated", "test://static"],
     ]);
+  });
+});
+
+describe("robustness", () => {
+  it("a malformed response is never answered; float and unsafe-integer ids are -32600", async () => {
+    const { got } = await raw(
+      [
+        JSON.stringify({ jsonrpc: "2.0", id: 3 }),
+        JSON.stringify({ jsonrpc: "2.0", id: "s-1", result: [] }),
+        JSON.stringify({ jsonrpc: "2.0", id: 1.5, method: "ping" }),
+        '{"jsonrpc":"2.0","id":12345678901234567890,"method":"ping"}',
+        JSON.stringify({ jsonrpc: "2.0", id: 9, method: "tools/list", params: { _meta: modernMeta() } }),
+      ],
+      3,
+    );
+    expect(got.map((m) => m.error?.code ?? m.id)).toEqual([-32600, -32600, 9]);
+    expect(got.slice(0, 2).every((m) => !("id" in m))).toBe(true);
+  });
+
+  it("completion ignores inherited names: an argument called toString has no completions", async () => {
+    const { client } = await connect(MODERN);
+    for (const name of ["toString", "__proto__", "hasOwnProperty"]) {
+      const r = await client.complete({ type: "ref/prompt", name: "greet" }, { name, value: "" });
+      expect((r.completion as any).values, name).toEqual([]);
+    }
+  });
+
+  it("a result JSON cannot carry is a -32603 error for its id, not a missing response", async () => {
+    const { client } = await connect(MODERN);
+    expect((await rejects(client.callTool("unserializable", {}))).code).toBe(-32603);
+    expect((await client.callTool("echo", { text: "alive" })).content).toEqual([{ type: "text", text: "alive" }]);
+  });
+
+  it("a client's error answer to elicitation is the tool's failure (isError), never forwarded as the server's error", async () => {
+    const { client } = await connect("2025-11-25", {
+      capabilities: { elicitation: {} },
+      handlers: {
+        elicitation: () => {
+          throw new Error("user went away");
+        },
+      },
+    });
+    const r = await client.callTool("ask", {});
+    expect(r.isError).toBe(true);
+    expect((r.content as any[])[0].text).toMatch(/the client answered with error -32603: user went away/);
+  });
+
+  it("EOF with a question to the client pending: the question fails and the process exits 0 promptly", async () => {
+    const transport = spawnFixture();
+    const client = await new McpClient({ transport, revision: "2025-11-25", capabilities: { elicitation: {} }, handlers: { elicitation: () => new Promise(() => {}) } }).connect();
+    void client.callTool("ask", {}).catch(() => undefined);
+    await waitFor(() => client.serverRequests.length > 0);
+    const t0 = performance.now();
+    transport.child.stdin!.end();
+    expect(await transport.exited).toBe(0);
+    expect(performance.now() - t0).toBeLessThan(3000);
+  });
+
+  it("stdout closed by the client (EPIPE): the server stops quietly instead of crashing", async () => {
+    const transport = spawnFixture();
+    await new McpClient({ transport, revision: MODERN }).connect();
+    transport.child.stdout!.destroy();
+    for (let i = 0; i < 50; i++) transport.writeRaw(JSON.stringify({ jsonrpc: "2.0", id: 100 + i, method: "tools/list", params: { _meta: modernMeta() } }) + "\n");
+    expect(await transport.exited).toBe(0);
+    expect(transport.stderr).not.toMatch(/Unhandled 'error' event/);
   });
 });
 
