@@ -1,0 +1,524 @@
+/**
+ * The runtime over Streamable HTTP (and HTTP+SSE): a real fixture process on 127.0.0.1, real HTTP requests,
+ * per revision. Every rule is checked on the status code, the headers and the JSON-RPC body.
+ */
+import { spawn } from "node:child_process";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { McpClient, SseClientTransport, StreamableHttpClientTransport, ClientError } from "../../runtime/dist/index.js";
+import * as rules from "../../out/rules.js";
+import { ROOT } from "../helpers.js";
+import { BOTH, MODERN, initializeBody, jsonPost, modernMeta, modernRequest, openSession, raw, sessionHeaders, startFixture, waitFor, type Fixture } from "./http-helpers.js";
+
+const STREAMABLE_LEGACY = rules.LEGACY_REVISIONS.filter((r) => rules.transports(r).includes("streamable-http"));
+const SSE_ONLY = rules.LEGACY_REVISIONS.filter((r) => rules.transports(r).includes("http+sse"));
+
+let fx: Fixture;
+beforeAll(async () => {
+  fx = await startFixture();
+});
+afterAll(async () => {
+  if (process.env.HTTP_TEST_DEBUG) console.error(fx?.stderr());
+  await fx?.stop();
+});
+
+const toolCall = (id: number | string, name: string, args: Record<string, unknown> = {}, meta?: Record<string, unknown>) => ({
+  jsonrpc: "2.0",
+  id,
+  method: "tools/call",
+  params: meta ? { name, arguments: args, _meta: meta } : { name, arguments: args },
+});
+
+describe("secure defaults (every era)", () => {
+  it("refuses a foreign Origin with 403 and a JSON-RPC error body without id", async () => {
+    for (const body of [initializeBody("2025-11-25"), modernRequest(1, "server/discover").body]) {
+      const r = await raw(fx.url, { headers: { ...jsonPost({ "mcp-protocol-version": MODERN, "mcp-method": "server/discover" }), origin: "http://evil.example.com" }, body });
+      expect(r.status).toBe(403);
+      expect(r.json).toMatchObject({ jsonrpc: "2.0", error: { code: -32600 } });
+      expect(r.json).not.toHaveProperty("id");
+      expect(r.headers["access-control-allow-origin"]).toBeUndefined();
+    }
+  });
+
+  it("serves loopback origins (with CORS headers) and requests without an Origin", async () => {
+    const { body, headers } = modernRequest(2, "server/discover");
+    const ok = await raw(fx.url, { headers: { ...headers, origin: "http://localhost:5173" }, body });
+    expect(ok.status).toBe(200);
+    expect(ok.headers["access-control-allow-origin"]).toBe("http://localhost:5173");
+    expect(ok.headers["access-control-expose-headers"]).toContain("mcp-session-id");
+    expect((await raw(fx.url, { headers, body })).status).toBe(200);
+    const pre = await raw(fx.url, { method: "OPTIONS", headers: { origin: "http://127.0.0.1:3000", "access-control-request-headers": "content-type, mcp-method" } });
+    expect(pre.status).toBe(204);
+    expect(pre.headers["access-control-allow-methods"]).toContain("POST");
+  });
+
+  it("refuses a rebinding Host with 403 (DNS rebinding), serves the loopback names with the bound port", async () => {
+    const { body, headers } = modernRequest(3, "server/discover");
+    for (const host of ["evil.example.com", `evil.example.com:${fx.port}`, `127.0.0.1:${fx.port + 1}`, "localhost.evil.example.com"]) {
+      const r = await raw(fx.url, { headers: { ...headers, host }, body });
+      expect(r.status, host).toBe(403);
+      expect(r.json.error.code).toBe(-32600);
+    }
+    for (const host of [`localhost:${fx.port}`, `127.0.0.1:${fx.port}`, `LOCALHOST:${fx.port}`]) {
+      expect((await raw(fx.url, { headers: { ...headers, host }, body })).status, host).toBe(200);
+    }
+    // The conformance probe: evil Host and Origin together on initialize.
+    const init = await raw(fx.url, { headers: { ...jsonPost(), host: "evil.example.com", origin: "http://evil.example.com" }, body: initializeBody("2025-11-25") });
+    expect(init.status).toBe(403);
+  });
+
+  it("415 for a non-JSON Content-Type, 406 for an Accept that allows neither JSON nor SSE, both with JSON-RPC bodies", async () => {
+    const { body, headers } = modernRequest(4, "server/discover");
+    const r415 = await raw(fx.url, { headers: { ...headers, "content-type": "text/plain" }, body });
+    expect(r415.status).toBe(415);
+    expect(r415.json).toMatchObject({ jsonrpc: "2.0", error: { code: -32600 } });
+    const r406 = await raw(fx.url, { headers: { ...headers, accept: "text/html" }, body });
+    expect(r406.status).toBe(406);
+    expect(r406.json).toMatchObject({ jsonrpc: "2.0", error: { code: -32600 } });
+    // A charset parameter is fine; so are JSON-only and SSE-only clients.
+    expect((await raw(fx.url, { headers: { ...headers, "content-type": "application/json; charset=utf-8" }, body })).status).toBe(200);
+  });
+
+  it("413 with a JSON-RPC body for a body over 4 MiB, and the connection is closed, not left hanging", async () => {
+    const big = JSON.stringify({ jsonrpc: "2.0", id: 5, method: "tools/call", params: { name: "echo", arguments: { text: "x".repeat(4 * 1024 * 1024 + 10) } } });
+    const t0 = Date.now();
+    const r = await raw(fx.url, { headers: jsonPost(), body: big });
+    expect(r.status).toBe(413);
+    expect(r.headers.connection).toBe("close");
+    expect(r.json).toMatchObject({ jsonrpc: "2.0", error: { code: -32600 } });
+    expect(Date.now() - t0).toBeLessThan(5000);
+    // Chunked (no Content-Length) too.
+    const chunked = await raw(fx.url, { headers: { ...jsonPost(), "transfer-encoding": "chunked" }, body: big });
+    expect(chunked.status).toBe(413);
+    // The server is fine afterwards.
+    const { body, headers } = modernRequest(6, "server/discover");
+    expect((await raw(fx.url, { headers, body })).status).toBe(200);
+  });
+
+  it("never crashes on bad input: malformed JSON is 400/-32700, a non-object is 400/-32600, unknown paths 404, other methods 405", async () => {
+    const bad = await raw(fx.url, { headers: jsonPost(), body: "{not json" });
+    expect(bad.status).toBe(400);
+    expect(bad.json.error.code).toBe(-32700);
+    const empty = await raw(fx.url, { headers: jsonPost(), body: "" });
+    expect(empty.status).toBe(400);
+    const scalar = await raw(fx.url, { headers: jsonPost(), body: "42" });
+    expect(scalar.status).toBe(400);
+    expect(scalar.json.error.code).toBe(-32600);
+    const elsewhere = await raw(fx.url, { path: "/other", headers: jsonPost(), body: "{}" });
+    expect(elsewhere.status).toBe(404);
+    expect(elsewhere.json.jsonrpc).toBe("2.0");
+    const put = await raw(fx.url, { method: "PUT", headers: jsonPost(), body: "{}" });
+    expect(put.status).toBe(405);
+    expect(put.headers.allow).toBeDefined();
+    const sse = await raw(fx.url, { path: "/sse", method: "GET", headers: { accept: "text/event-stream" } });
+    expect(sse.status, "HTTP+SSE is off unless legacySse").toBe(404);
+    expect(fx.child.exitCode).toBeNull();
+  });
+
+  it("binds loopback by default; 0.0.0.0 needs allowRemote and prints a warning naming the risk", async () => {
+    const script = `
+      import { createServer } from ${JSON.stringify(ROOT + "/runtime/dist/index.js")};
+      const s = createServer({ name: "b", version: "1" });
+      try { await s.serveHttp({ host: "0.0.0.0", port: 0, quiet: true }); console.error("BOUND"); } catch (e) { console.error("REFUSED " + e.message); }
+      const h = await s.serveHttp({ host: "0.0.0.0", port: 0, allowRemote: true });
+      await h.close();
+      const d = await s.serveHttp({ port: 0 });
+      console.error("DEFAULT " + d.url);
+      await d.close();`;
+    const child = spawn(process.execPath, ["--input-type=module", "-e", script], { stdio: ["ignore", "ignore", "pipe"] });
+    let err = "";
+    child.stderr.on("data", (c) => (err += c));
+    await new Promise((r) => child.once("exit", r));
+    expect(err).toContain("REFUSED serveHttp: refusing to bind 0.0.0.0");
+    expect(err).not.toContain("BOUND");
+    expect(err).toMatch(/WARNING: listening on 0\.0\.0\.0 exposes this MCP server, which has no authentication/);
+    expect(err).toMatch(/listening http:\/\/0\.0\.0\.0:\d+\/mcp/);
+    expect(err).toMatch(/DEFAULT http:\/\/127\.0\.0\.1:\d+\/mcp/);
+  });
+});
+
+describe.each(STREAMABLE_LEGACY)("legacy Streamable HTTP, revision %s", (revision) => {
+  const hasVersionHeader = rules.hasHeader(revision, "MCP-Protocol-Version");
+
+  it("mints a cryptographically random visible-ASCII Mcp-Session-Id at initialize; 202 for notifications", async () => {
+    const init = await raw(fx.url, { headers: jsonPost(), body: initializeBody(revision) });
+    expect(init.status).toBe(200);
+    expect(init.json).toMatchObject({ jsonrpc: "2.0", id: 1, result: { protocolVersion: revision } });
+    const sid = String(init.headers["mcp-session-id"]);
+    expect(sid).toMatch(/^[\x21-\x7E]{32,}$/);
+    const again = await raw(fx.url, { headers: jsonPost(), body: initializeBody(revision) });
+    expect(again.headers["mcp-session-id"]).not.toBe(sid);
+    const ack = await raw(fx.url, { headers: jsonPost(sessionHeaders(sid, revision)), body: { jsonrpc: "2.0", method: "notifications/initialized" } });
+    expect(ack.status).toBe(202);
+    expect(ack.text).toBe("");
+    const call = await raw(fx.url, { headers: jsonPost(sessionHeaders(sid, revision)), body: toolCall(2, "echo", { text: "hi" }) });
+    expect(call.status).toBe(200);
+    expect(call.messages.at(-1)).toEqual({ jsonrpc: "2.0", id: 2, result: { content: [{ type: "text", text: "hi" }] } });
+  });
+
+  it("a failed initialize mints no session", async () => {
+    const r = await raw(fx.url, { headers: jsonPost(), body: { jsonrpc: "2.0", id: 1, method: "initialize", params: { capabilities: {} } } });
+    expect(r.json.error.code).toBe(-32602);
+    expect(r.headers["mcp-session-id"]).toBeUndefined();
+  });
+
+  it("400 without Mcp-Session-Id, 404 for an unknown one, DELETE terminates (then 404)", async () => {
+    const sid = await openSession(fx.url, revision);
+    const none = await raw(fx.url, { headers: jsonPost(hasVersionHeader ? { "mcp-protocol-version": revision } : {}), body: toolCall(3, "echo", { text: "x" }) });
+    expect(none.status).toBe(400);
+    expect(none.json).toMatchObject({ jsonrpc: "2.0", id: 3, error: { code: -32600 } });
+    const unknown = await raw(fx.url, { headers: jsonPost(sessionHeaders("no-such-session", revision)), body: toolCall(4, "echo", { text: "x" }) });
+    expect(unknown.status).toBe(404);
+    expect(unknown.json).toMatchObject({ jsonrpc: "2.0", id: 4, error: { code: -32600 } });
+    const del = await raw(fx.url, { method: "DELETE", headers: sessionHeaders(sid, revision) });
+    expect(del.status).toBe(200);
+    const after = await raw(fx.url, { headers: jsonPost(sessionHeaders(sid, revision)), body: toolCall(5, "echo", { text: "x" }) });
+    expect(after.status).toBe(404);
+    expect((await raw(fx.url, { method: "DELETE", headers: sessionHeaders(sid, revision) })).status).toBe(404);
+  });
+
+  it("MCP-Protocol-Version: an unsupported value is 400; absent, the session's negotiated version holds", async () => {
+    const sid = await openSession(fx.url, revision);
+    for (const bad of ["1999-01-01", MODERN]) {
+      const r = await raw(fx.url, { headers: jsonPost({ "mcp-session-id": sid, "mcp-protocol-version": bad }), body: toolCall(6, "echo", { text: "x" }) });
+      expect(r.status, bad).toBe(400);
+      expect(r.json).toMatchObject({ jsonrpc: "2.0", id: 6, error: { code: -32600 } });
+    }
+    const absent = await raw(fx.url, { headers: jsonPost({ "mcp-session-id": sid }), body: toolCall(7, "whoami") });
+    expect(absent.status).toBe(200);
+    expect(JSON.parse(absent.messages.at(-1).result.content[0].text).revision).toBe(revision);
+  });
+
+  it("answers application/json or text/event-stream as Accept allows; notifications ride the POST's own SSE stream", async () => {
+    const sid = await openSession(fx.url, revision);
+    const h = sessionHeaders(sid, revision);
+    const sse = await raw(fx.url, { headers: jsonPost(h), body: toolCall(8, "notify", {}, { progressToken: "tok" }) });
+    expect(sse.status).toBe(200);
+    expect(sse.headers["content-type"]).toBe("text/event-stream");
+    expect(sse.headers["mcp-session-id"]).toBe(sid);
+    expect(sse.messages.map((m) => m.method ?? `response ${m.id}`)).toEqual(["notifications/progress", "notifications/message", "notifications/progress", "response 8"]);
+    expect(sse.messages[0].params).toMatchObject({ progressToken: "tok", progress: 1, total: 2 });
+    const json = await raw(fx.url, { headers: { ...jsonPost(h), accept: "application/json" }, body: toolCall(9, "notify", {}, { progressToken: "tok" }) });
+    expect(json.headers["content-type"]).toBe("application/json");
+    expect(json.json).toMatchObject({ jsonrpc: "2.0", id: 9, result: { content: [{ text: "notified" }] } });
+    const sseOnly = await raw(fx.url, { headers: { ...jsonPost(h), accept: "text/event-stream" }, body: toolCall(10, "echo", { text: "s" }) });
+    expect(sseOnly.headers["content-type"]).toBe("text/event-stream");
+    expect(sseOnly.messages).toEqual([{ jsonrpc: "2.0", id: 10, result: { content: [{ type: "text", text: "s" }] } }]);
+  });
+
+  it("a server→client request travels on the POST's SSE stream; the client's answer is a 202 POST", async () => {
+    const sid = await openSession(fx.url, revision, "asker", { elicitation: {} });
+    const h = sessionHeaders(sid, revision);
+    let answered: Promise<unknown> | undefined;
+    const r = await raw(fx.url, {
+      headers: jsonPost(h),
+      body: toolCall(11, "ask"),
+      until: (events) => {
+        const asked = events.map((e) => JSON.parse(e.data)).find((m) => m.method === "elicitation/create");
+        if (asked && !answered) {
+          answered = raw(fx.url, { headers: jsonPost(h), body: { jsonrpc: "2.0", id: asked.id, result: { action: "accept", content: { name: "Ada" } } } });
+        }
+        return events.some((e) => JSON.parse(e.data).id === 11);
+      },
+    });
+    const elicit = rules.hasMethod(revision, "elicitation/create");
+    if (elicit) {
+      expect(((await answered) as { status: number }).status).toBe(202);
+      expect(r.messages.at(-1).result.content[0].text).toBe("answer: Ada (accept)");
+    } else {
+      expect(r.messages.at(-1).result.isError).toBe(true);
+    }
+  });
+
+  it("GET opens the session's stream: unsolicited messages go there only (never on two streams); a second GET is 409", async () => {
+    const sid = await openSession(fx.url, revision);
+    const h = sessionHeaders(sid, revision);
+    const events: string[] = [];
+    const stream = raw(fx.url, {
+      method: "GET",
+      headers: { accept: "text/event-stream", ...h },
+      until: (ev) => {
+        for (const e of ev.slice(events.length)) events.push(e.data);
+        return ev.some((e) => e.data.includes("list_changed"));
+      },
+      timeoutMs: 5000,
+    });
+    await new Promise((r) => setTimeout(r, 100));
+    const second = await raw(fx.url, { method: "GET", headers: { accept: "text/event-stream", ...h } });
+    expect(second.status).toBe(409);
+    const touch = await raw(fx.url, { headers: jsonPost(h), body: toolCall(12, "touch") });
+    const got = await stream;
+    expect(got.status).toBe(200);
+    expect(got.headers["content-type"]).toBe("text/event-stream");
+    expect(got.messages.map((m) => m.method)).toContain("notifications/tools/list_changed");
+    expect(touch.messages.map((m) => m.method ?? "response")).toEqual(["response"]);
+    const noAccept = await raw(fx.url, { method: "GET", headers: { accept: "application/json", ...h } });
+    expect(noAccept.status).toBe(406);
+  });
+
+  it(`JSON-RPC batches ${rules.supportsBatches(revision) ? "are answered with an array" : "are refused with -32600"}`, async () => {
+    const sid = await openSession(fx.url, revision);
+    const r = await raw(fx.url, { headers: jsonPost(sessionHeaders(sid, revision)), body: [toolCall(13, "echo", { text: "a" }), { jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: 1, progress: 1 } }, toolCall(14, "echo", { text: "b" })] });
+    if (rules.supportsBatches(revision)) {
+      expect(r.status).toBe(200);
+      const arr = r.messages.length === 1 && Array.isArray(r.messages[0]) ? r.messages[0] : r.messages;
+      expect(arr.map((m: { id: number }) => m.id).sort()).toEqual([13, 14]);
+    } else {
+      expect(r.json).toMatchObject({ jsonrpc: "2.0", error: { code: -32600 } });
+    }
+    const noSession = await raw(fx.url, { headers: jsonPost(), body: [toolCall(15, "echo", { text: "a" })] });
+    expect(noSession.status).toBe(400);
+  });
+
+  it("a client disconnect is not cancellation: the handler runs to the end", async () => {
+    const sid = await openSession(fx.url, revision);
+    const tag = `legacy-${revision}`;
+    await raw(fx.url, { headers: jsonPost(sessionHeaders(sid, revision)), body: toolCall(16, "slow", { ms: 200, tag }), abortAfterMs: 50 });
+    expect(await waitFor(() => fx.stderr().includes(`finished ${tag}`), 3000)).toBe(true);
+    expect(fx.stderr()).not.toContain(`aborted ${tag}`);
+  });
+
+  it("each session keeps its own client identity and capabilities; nothing leaks into other sessions or modern requests", async () => {
+    const a = await openSession(fx.url, revision, "client-a", { roots: {} });
+    const b = await openSession(fx.url, revision, "client-b", {});
+    const who = async (sid: string) => JSON.parse((await raw(fx.url, { headers: jsonPost(sessionHeaders(sid, revision)), body: toolCall(17, "whoami") })).messages.at(-1).result.content[0].text);
+    expect(await who(a)).toEqual({ client: "client-a", revision, era: "legacy", capabilities: ["roots"] });
+    expect(await who(b)).toEqual({ client: "client-b", revision, era: "legacy", capabilities: [] });
+    // A modern request carrying a legacy session id is served statelessly, and never gets the id back.
+    const { body, headers } = modernRequest(18, "tools/call", { name: "whoami", arguments: {} });
+    const m = await raw(fx.url, { headers: { ...headers, "mcp-session-id": a }, body });
+    expect(m.status).toBe(200);
+    expect(m.headers["mcp-session-id"]).toBeUndefined();
+    expect(JSON.parse(m.messages.at(-1).result.content[0].text)).toEqual({ client: "raw-test", revision: MODERN, era: "modern", capabilities: [] });
+  });
+});
+
+describe(`modern Streamable HTTP, revision ${MODERN}`, () => {
+  const post = (body: unknown, headers: Record<string, string>) => raw(fx.url, { headers, body });
+
+  it("no sessions: never mints or echoes Mcp-Session-Id; GET and DELETE are 405", async () => {
+    const { body, headers } = modernRequest(20, "server/discover");
+    const r = await post(body, { ...headers, "mcp-session-id": "whatever" });
+    expect(r.status).toBe(200);
+    expect(r.headers["mcp-session-id"]).toBeUndefined();
+    expect(r.json.result).toMatchObject({ resultType: "complete", supportedVersions: expect.arrayContaining([MODERN]) });
+    for (const method of ["GET", "DELETE"]) {
+      const g = await raw(fx.url, { method, headers: { accept: "text/event-stream", "mcp-protocol-version": MODERN } });
+      expect(g.status, method).toBe(405);
+      expect(g.json).toMatchObject({ jsonrpc: "2.0", error: { code: -32600 } });
+    }
+  });
+
+  it("rejects in the spec's order: header missing -32020, _meta missing -32602, header≠_meta -32020, unsupported -32022, unknown method 404/-32601", async () => {
+    const { body, headers } = modernRequest(21, "server/discover");
+    const noHeader = { ...headers };
+    delete noHeader["mcp-protocol-version"];
+    let r = await post(body, noHeader);
+    expect([r.status, r.json]).toEqual([400, { jsonrpc: "2.0", id: 21, error: { code: -32020, message: expect.stringContaining("MCP-Protocol-Version") } }]);
+
+    r = await post({ jsonrpc: "2.0", id: 22, method: "server/discover", params: {} }, headers);
+    expect([r.status, r.json.id, r.json.error.code]).toEqual([400, 22, -32602]);
+    r = await post({ jsonrpc: "2.0", id: 23, method: "server/discover", params: { _meta: { "io.modelcontextprotocol/protocolVersion": MODERN } } }, headers);
+    expect([r.status, r.json.error.code]).toEqual([400, -32602]);
+    // A missing _meta wins over a header that disagrees with nothing.
+    r = await post({ jsonrpc: "2.0", id: 24, method: "server/discover", params: {} }, { ...headers, "mcp-protocol-version": "v999" });
+    expect([r.status, r.json.error.code]).toEqual([400, -32602]);
+
+    r = await post(modernRequest(25, "server/discover", {}, modernMeta("v999.0.0")).body, headers);
+    expect([r.status, r.json.id, r.json.error.code]).toEqual([400, 25, -32020]);
+
+    const unsupported = modernRequest(26, "server/discover", {}, modernMeta("v999.0.0"));
+    r = await post(unsupported.body, unsupported.headers);
+    expect(r.status).toBe(400);
+    expect(r.json).toMatchObject({ id: 26, error: { code: -32022, data: { supported: expect.arrayContaining([MODERN]), requested: "v999.0.0" } } });
+    const legacyVersion = modernRequest(27, "server/discover", {}, modernMeta("2025-11-25"));
+    r = await post(legacyVersion.body, legacyVersion.headers);
+    expect([r.status, r.json.error.code]).toEqual([400, -32022]);
+
+    for (const method of ["unknown/method", "initialize", "ping", "logging/setLevel", "resources/subscribe"]) {
+      const u = modernRequest(28, method);
+      r = await post(u.body, u.headers);
+      expect([r.status, r.json.id, r.json.error.code], method).toEqual([404, 28, -32601]);
+    }
+  });
+
+  it("Mcp-Method and Mcp-Name mirror the body (case-sensitive values, Base64 sentinel decoded, whitespace trimmed); a mismatch is 400/-32020", async () => {
+    const call = modernRequest(30, "tools/call", { name: "echo", arguments: { text: "t" } });
+    const cases: [string, Record<string, string | undefined>, number][] = [
+      ["ok", {}, 200],
+      ["lower-case header names", { "mcp-method": "tools/call" }, 200],
+      ["missing Mcp-Method", { "mcp-method": undefined }, 400],
+      ["Mcp-Method mismatch", { "mcp-method": "tools/list" }, 400],
+      ["Mcp-Method case", { "mcp-method": "TOOLS/CALL" }, 400],
+      ["missing Mcp-Name", { "mcp-name": undefined }, 400],
+      ["Mcp-Name mismatch", { "mcp-name": "other" }, 400],
+      ["Mcp-Name padded", { "mcp-name": "  echo  " }, 200],
+      ["Mcp-Name in Base64", { "mcp-name": `=?base64?${Buffer.from("echo").toString("base64")}?=` }, 200],
+      ["Mcp-Name bad Base64", { "mcp-name": "=?base64?ZWNob!!?=" }, 400],
+    ];
+    for (const [what, change, status] of cases) {
+      const headers = { ...call.headers } as Record<string, string>;
+      for (const [k, v] of Object.entries(change)) {
+        if (v === undefined) delete headers[k];
+        else headers[k] = v;
+      }
+      const r = await post(call.body, headers);
+      expect(r.status, what).toBe(status);
+      if (status === 400) expect(r.json, what).toMatchObject({ jsonrpc: "2.0", id: 30, error: { code: -32020 } });
+      else expect(r.json.result, what).toBeDefined();
+    }
+    const read = modernRequest(31, "resources/read", { uri: "test://static-text" });
+    expect((await post(read.body, { ...read.headers, "mcp-name": "test://other" })).json.error.code).toBe(-32020);
+    expect((await post(read.body, read.headers)).status).toBe(200);
+  });
+
+  it("Mcp-Param-* headers of x-mcp-header parameters are validated after decoding (numbers numerically)", async () => {
+    const args = { region: "us-west1", count: 42, flag: true, nested: { zone: "Zürich" }, query: "SELECT 1" };
+    const call = modernRequest(32, "tools/call", { name: "headers", arguments: args });
+    const good = { ...call.headers, "mcp-param-region": "us-west1", "mcp-param-count": "42", "mcp-param-flag": "true", "mcp-param-zone": `=?base64?${Buffer.from("Zürich").toString("base64")}?=` };
+    expect((await post(call.body, good)).status).toBe(200);
+    expect((await post(call.body, { ...good, "mcp-param-count": "42.0" })).status).toBe(200);
+    const bad: [string, Record<string, string | undefined>][] = [
+      ["missing", { "mcp-param-region": undefined }],
+      ["mismatch", { "mcp-param-region": "eu-west1" }],
+      ["integer mismatch", { "mcp-param-count": "43" }],
+      ["boolean mismatch", { "mcp-param-flag": "false" }],
+      ["bad padding", { "mcp-param-zone": "=?base64?WsO8cmljaA?=" }],
+      ["nested missing", { "mcp-param-zone": undefined }],
+    ];
+    for (const [what, change] of bad) {
+      const h = { ...good } as Record<string, string>;
+      for (const [k, v] of Object.entries(change)) {
+        if (v === undefined) delete h[k];
+        else h[k] = v;
+      }
+      const r = await post(call.body, h);
+      expect([r.status, r.json?.error?.code], what).toEqual([400, -32020]);
+    }
+    // A value without the sentinel's markers is literal; an absent argument needs no header.
+    const literal = modernRequest(33, "tools/call", { name: "headers", arguments: { region: "=?base64?abc" } });
+    expect((await post(literal.body, { ...literal.headers, "mcp-param-region": "=?base64?abc" })).status).toBe(200);
+    const none = modernRequest(34, "tools/call", { name: "headers", arguments: {} });
+    expect((await post(none.body, none.headers)).status).toBe(200);
+  });
+
+  it("JSON or SSE as Accept allows; progress precedes the result on the same SSE response; notification POSTs get 202", async () => {
+    const call = modernRequest(35, "tools/call", { name: "notify", arguments: {}, _meta: { progressToken: 7, "io.modelcontextprotocol/logLevel": "info" } });
+    const sse = await post(call.body, call.headers);
+    expect(sse.headers["content-type"]).toBe("text/event-stream");
+    expect(sse.headers["x-accel-buffering"]).toBe("no");
+    expect(sse.messages.map((m) => m.method ?? `response ${m.id}`)).toEqual(["notifications/progress", "notifications/message", "notifications/progress", "response 35"]);
+    expect(sse.messages.at(-1).result.resultType).toBe("complete");
+    const json = await post(call.body, { ...call.headers, accept: "application/json" });
+    expect(json.headers["content-type"]).toBe("application/json");
+    expect(json.json).toMatchObject({ id: 35, result: { resultType: "complete" } });
+    const note = await post({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 1, _meta: modernMeta() } }, call.headers);
+    expect([note.status, note.text]).toEqual([202, ""]);
+  });
+
+  it("a missing client capability is 400/-32021 with data.requiredCapabilities", async () => {
+    const call = modernRequest(36, "tools/call", { name: "test_missing_capability", arguments: {} });
+    const r = await post(call.body, call.headers);
+    expect(r.status).toBe(400);
+    expect(r.json).toMatchObject({ id: 36, error: { code: -32021, data: { requiredCapabilities: { sampling: {} } } } });
+  });
+
+  it("a client disconnect is cancellation: the handler's signal fires and nothing more is sent", async () => {
+    const tag = "modern-disconnect";
+    const call = modernRequest(37, "tools/call", { name: "slow", arguments: { ms: 2000, tag } });
+    await raw(fx.url, { headers: call.headers, body: call.body, abortAfterMs: 100 });
+    expect(await waitFor(() => fx.stderr().includes(`aborted ${tag}`), 3000)).toBe(true);
+    expect(fx.stderr()).not.toContain(`finished ${tag}`);
+  });
+
+  it("an error the schema gives no HTTP status is a 200 JSON-RPC error (never a bare {error})", async () => {
+    const read = modernRequest(38, "resources/read", { uri: "test://template/missing/data" });
+    const r = await post(read.body, read.headers);
+    expect(r.status).toBe(200);
+    expect(r.json).toMatchObject({ jsonrpc: "2.0", id: 38, error: { code: -32602, data: { uri: "test://template/missing/data" } } });
+  });
+});
+
+describe("McpClient over HTTP (StreamableHttpClientTransport, SseClientTransport)", () => {
+  it.each([...STREAMABLE_LEGACY, MODERN])("revision %s: lists and calls tools, reads a resource, gets a prompt; status and headers are delivered", async (revision) => {
+    const transport = new StreamableHttpClientTransport(fx.url);
+    const client = await new McpClient({ transport, revision: revision as rules.Revision, clientInfo: { name: "mcp-client", version: "1" } }).connect();
+    try {
+      expect(client.era).toBe(rules.isModern(revision as rules.Revision) ? "modern" : "legacy");
+      const tools = (await client.listTools()).tools as { name: string }[];
+      expect(tools.map((t) => t.name)).toContain("headers");
+      const { result, delivery } = await client.requestWithDelivery("tools/call", { name: "echo", arguments: { text: "hello" } });
+      expect(result.content).toEqual([{ type: "text", text: "hello" }]);
+      expect(delivery?.status).toBe(200);
+      if (client.era === "legacy") expect(delivery?.headers?.["mcp-session-id"]).toBe(transport.sessionId);
+      else expect(delivery?.headers?.["mcp-session-id"]).toBeUndefined();
+      // x-mcp-header parameters are mirrored by the client (the server would refuse otherwise).
+      expect((await client.callTool("headers", { region: " padded ", count: 5, flag: false, nested: { zone: "Zürich" } })).content).toBeDefined();
+      expect((await client.readResource("test://static-text")).contents).toEqual([{ uri: "test://static-text", mimeType: "text/plain", text: "This is the content of the static text resource." }]);
+      const p = await client.getPrompt("test_prompt_with_arguments", { arg1: "a", arg2: "b" });
+      expect((p.messages as { content: { text: string } }[])[0].content.text).toBe("Prompt with arguments: arg1='a', arg2='b'");
+      const err = await client.readResource("test://template/missing/data").catch((e) => e);
+      expect(err).toBeInstanceOf(ClientError);
+      expect(err.code).toBe(rules.resourceNotFoundCode(revision as rules.Revision));
+    } finally {
+      await client.close();
+    }
+    if (!rules.isModern(revision as rules.Revision)) expect(transport.sessionId).toBeUndefined();
+  });
+
+  it("probes server/discover and settles on the modern era when not pinned", async () => {
+    const client = await new McpClient({ transport: new StreamableHttpClientTransport(fx.url) }).connect();
+    expect([client.era, client.revision]).toEqual(["modern", MODERN]);
+    await client.close();
+  });
+});
+
+describe.each(SSE_ONLY)("HTTP+SSE (deprecated), revision %s, with legacySse: true", (revision) => {
+  let sfx: Fixture;
+  beforeAll(async () => {
+    sfx = await startFixture({ FIXTURE_LEGACY_SSE: "1" });
+  });
+  afterAll(async () => {
+    await sfx?.stop();
+  });
+
+  it("GET /sse sends an endpoint event with the POST URL and session id; every server message is an SSE message event", async () => {
+    const base = new URL(sfx.url).origin;
+    let endpoint: string | undefined;
+    let posted: Promise<unknown> | undefined;
+    const stream = raw(`${base}/sse`, {
+      method: "GET",
+      headers: { accept: "text/event-stream" },
+      until: (events) => {
+        const ep = events.find((e) => e.event === "endpoint");
+        if (ep && !posted) {
+          endpoint = ep.data;
+          posted = raw(`${base}${ep.data}`, { headers: { "content-type": "application/json" }, body: initializeBody(revision, 40) });
+        }
+        return events.some((e) => e.event === "message" && JSON.parse(e.data).id === 40);
+      },
+    });
+    const got = await stream;
+    expect(got.headers["content-type"]).toBe("text/event-stream");
+    expect(got.events[0].event).toBe("endpoint");
+    expect(endpoint).toMatch(/^\/messages\?sessionId=[\x21-\x7E]{32,}$/);
+    expect(((await posted) as { status: number }).status).toBe(202);
+    const msg = got.events.find((e) => e.event === "message")!;
+    expect(JSON.parse(msg.data)).toMatchObject({ jsonrpc: "2.0", id: 40, result: { protocolVersion: revision } });
+    const unknown = await raw(`${base}/messages?sessionId=nope`, { headers: { "content-type": "application/json" }, body: initializeBody(revision) });
+    expect(unknown.status).toBe(404);
+  });
+
+  it("McpClient over SseClientTransport: lists and calls tools, reads a resource, gets a prompt", async () => {
+    const transport = new SseClientTransport(new URL("/sse", sfx.url));
+    const client = await new McpClient({ transport, revision }).connect();
+    try {
+      expect(client.revision).toBe(revision);
+      expect(((await client.listTools()).tools as unknown[]).length).toBeGreaterThan(3);
+      expect((await client.callTool("echo", { text: "over sse" })).content).toEqual([{ type: "text", text: "over sse" }]);
+      expect(((await client.readResource("test://static-text")).contents as unknown[]).length).toBe(1);
+      expect(((await client.getPrompt("test_simple_prompt")).messages as unknown[]).length).toBe(1);
+    } finally {
+      await client.close();
+    }
+  });
+});
