@@ -1,7 +1,7 @@
 // Builds the runtime package: tsc (runtime/src and the generated out/ modules) into dist/,
 // copies the generated ajv standalone validators, and writes the dist/index entry.
 import { execFileSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -12,13 +12,20 @@ if (!existsSync(join(out, "rules.ts"))) {
   console.error("runtime build: ../out/rules.ts is missing; run 'npm run generate' first");
   process.exit(1);
 }
-rmSync(join(here, "dist"), { recursive: true, force: true });
+// Build into a temporary directory and swap it in, so a server running from dist/ never sees it half-built.
+const tmp = join(here, `dist.tmp-${process.pid}`);
+const old = join(here, `dist.old-${process.pid}`);
+rmSync(tmp, { recursive: true, force: true });
 const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
-execFileSync(process.execPath, [tsc, "-p", join(here, "tsconfig.json")], { stdio: "inherit" });
+execFileSync(process.execPath, [tsc, "-p", join(here, "tsconfig.json"), "--outDir", tmp], { stdio: "inherit" });
 for (const revision of readdirSync(out, { withFileTypes: true }).filter((d) => d.isDirectory())) {
-  const target = join(here, "dist", "out", revision.name);
+  const target = join(tmp, "out", revision.name);
   mkdirSync(target, { recursive: true });
   for (const f of ["validators.js", "validators.d.ts"]) cpSync(join(out, revision.name, f), join(target, f));
 }
-writeFileSync(join(here, "dist", "index.js"), 'export * from "./runtime/src/index.js";\n');
-writeFileSync(join(here, "dist", "index.d.ts"), 'export * from "./runtime/src/index.js";\n');
+writeFileSync(join(tmp, "index.js"), 'export * from "./runtime/src/index.js";\n');
+writeFileSync(join(tmp, "index.d.ts"), 'export * from "./runtime/src/index.js";\n');
+const dist = join(here, "dist");
+if (existsSync(dist)) renameSync(dist, old);
+renameSync(tmp, dist);
+rmSync(old, { recursive: true, force: true });

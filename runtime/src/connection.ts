@@ -63,10 +63,30 @@ export interface LegacySession {
   markReady: () => void;
 }
 
-interface InFlight {
-  controller: AbortController;
-  /** Set when the client cancelled: no response may follow. */
-  cancelled: boolean;
+/** A request being handled. Its AbortController is made only when a handler looks at `ctx.signal` (most never do). */
+class InFlight {
+  /** Set when the client cancelled (or the transport closed): no response may follow. */
+  cancelled = false;
+  private controller?: AbortController;
+  private reason?: unknown;
+
+  get aborted(): boolean {
+    return this.reason !== undefined;
+  }
+
+  get signal(): AbortSignal {
+    if (!this.controller) {
+      this.controller = new AbortController();
+      if (this.reason !== undefined) this.controller.abort(this.reason);
+    }
+    return this.controller.signal;
+  }
+
+  abort(reason: unknown): void {
+    if (this.reason !== undefined) return;
+    this.reason = reason ?? new Error("aborted");
+    this.controller?.abort(this.reason);
+  }
 }
 
 /** One run of a modern handler that may answer input_required (MRTR). */
@@ -81,9 +101,12 @@ interface InputRound {
   asked: Map<string, { method: string; params: Record<string, unknown> }>;
   counters: Record<string, number>;
   validators: RevisionValidators;
-  blocked: Promise<void>;
-  block: () => void;
+  /** Set by dispatch: called (once, on a later turn) when the run waits on unanswered asks. */
+  onBlocked?: () => void;
+  blockScheduled: boolean;
 }
+
+const INPUT_REQUIRED = Symbol("input_required");
 
 interface PendingClientRequest {
   resolve(result: Record<string, unknown>): void;
@@ -208,7 +231,7 @@ export class Connection {
   abortAll(): void {
     for (const f of this.inFlight.values()) {
       f.cancelled = true;
-      f.controller.abort(new Error("connection closed"));
+      f.abort(new Error("connection closed"));
     }
     this.rejectClientRequests("connection closed");
   }
@@ -419,7 +442,7 @@ export class Connection {
     if (validate && !validate(checked)) {
       return sink.send(this.errorResponse(req.id, errorCode(revision, "INVALID_PARAMS")!, `Invalid params: ${describeErrors(validate)}`, undefined, revision));
     }
-    const flight: InFlight = { controller: new AbortController(), cancelled: false };
+    const flight = new InFlight();
     this.inFlight.set(req.id, flight);
     let round: InputRound | undefined;
     if (!serverMaySendRequests(revision) && mayAnswerInputRequired(revision, method)) {
@@ -430,22 +453,26 @@ export class Connection {
         return sink.send(this.errorFor(revision, req.id, err));
       }
     }
-    const ctx = this.context(revision, req, sink, clientCapabilities, clientInfo, meta, flight.controller.signal, round);
+    const ctx = this.context(revision, req, sink, clientCapabilities, clientInfo, meta, flight, round);
     // Admitted: the next message may be routed while this handler runs.
     admit();
     let response: JsonRpcResponse;
     try {
       const run = this.invoke(revision, method, req.params ?? {}, ctx, sink);
-      let result: Record<string, unknown>;
+      let result: Record<string, unknown> | typeof INPUT_REQUIRED;
       if (round) {
-        const blocked = round.blocked.then(() => undefined);
-        const done = await Promise.race([run, blocked]);
-        if (done === undefined) {
-          // The handler waits on input the client has not given: answer input_required and abandon this run.
+        // Settles with the handler's result, or with INPUT_REQUIRED when the handler blocks on unanswered asks.
+        const r = round;
+        result = await new Promise((resolve, reject) => {
+          r.onBlocked = () => resolve(INPUT_REQUIRED);
+          run.then(resolve, reject);
+        });
+        if (result === INPUT_REQUIRED) {
+          // Answer input_required and abandon this run.
           run.catch(() => undefined);
-          flight.controller.abort(new InputRequiredSignal());
+          flight.abort(new InputRequiredSignal());
           result = this.inputRequired(method, req.params ?? {}, round);
-        } else result = done;
+        }
       } else result = await run;
       const encoded = this.server.encodeResult(revision, method, result);
       if (this.server.validateResults) this.checkResult(validators, revision, method, encoded);
@@ -475,10 +502,8 @@ export class Connection {
       }
       answers = payload.a;
     }
-    let block!: () => void;
-    const blocked = new Promise<void>((r) => (block = r));
     const responses = isObject(params.inputResponses) ? (params.inputResponses as Record<string, unknown>) : {};
-    return { answers, responses, used: {}, asked: new Map(), counters: {}, validators, blocked, block };
+    return { answers, responses, used: {}, asked: new Map(), counters: {}, validators, blockScheduled: false };
   }
 
   private inputRequired(method: string, params: Record<string, unknown>, round: InputRound): Record<string, unknown> {
@@ -507,7 +532,11 @@ export class Connection {
       }
     }
     round.asked.set(key, { method, params: params ?? {} });
-    setImmediate(round.block);
+    // After this turn (so parallel asks gather into one result), a run still waiting is blocked on the client.
+    if (!round.blockScheduled) {
+      round.blockScheduled = true;
+      setImmediate(() => round.onBlocked?.());
+    }
     return new Promise((_resolve, reject) => signal.addEventListener("abort", () => reject(signal.reason)));
   }
 
@@ -595,21 +624,21 @@ export class Connection {
     clientCapabilities: Record<string, unknown>,
     clientInfo: Record<string, unknown> | undefined,
     meta: Record<string, unknown> | undefined,
-    signal: AbortSignal,
+    flight: InFlight,
     round?: InputRound,
   ): RequestContext {
     const modern = isModern(revision);
     const token = isObject(req.params?._meta) ? (req.params!._meta as Record<string, unknown>).progressToken : undefined;
     let lastProgress = -Infinity;
     const notify = (method: string, params: Record<string, unknown>) => {
-      if (signal.aborted) return; // nothing more for a cancelled request
+      if (flight.aborted) return; // nothing more for a cancelled request
       this.notify(revision, method, params, sink, req.id);
     };
     const ask = (method: string, capability: string, params: Record<string, unknown> | undefined, options?: AskOptions) => {
       if (!hasMethod(revision, method) || !isObject(clientCapabilities[capability])) return Promise.reject(new MissingCapabilityError({ [capability]: {} }));
-      if (serverMaySendRequests(revision)) return this.askClient(revision, method, params, sink, signal);
+      if (serverMaySendRequests(revision)) return this.askClient(revision, method, params, sink, flight.signal);
       if (!round) return Promise.reject(new McpError(errorCode(revision, "INTERNAL_ERROR")!, `${method}: ${req.method} cannot ask the client for input in ${revision}`));
-      return this.askModern(round, method, capability, params, options, signal);
+      return this.askModern(round, method, capability, params, options, flight.signal);
     };
     return {
       revision,
@@ -617,7 +646,9 @@ export class Connection {
       clientCapabilities,
       clientInfo: clientInfo as RequestContext["clientInfo"],
       requestId: req.id,
-      signal,
+      get signal() {
+        return flight.signal;
+      },
       progress: (progress, total, message) => {
         if (token === undefined || !(progress > lastProgress)) return;
         lastProgress = progress;
@@ -731,7 +762,7 @@ export class Connection {
         const flight = id === undefined ? undefined : this.inFlight.get(id);
         if (!flight) return;
         flight.cancelled = true;
-        flight.controller.abort(new Error(typeof params?.reason === "string" ? params.reason : "cancelled by the client"));
+        flight.abort(new Error(typeof params?.reason === "string" ? params.reason : "cancelled by the client"));
         return;
       }
       default:

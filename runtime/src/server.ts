@@ -424,9 +424,16 @@ export class McpServer {
 
   /** serverInfo for `revision` (Implementation, with only the fields the revision defines). */
   serverInfo(revision: Revision): Record<string, unknown> {
-    const o = this.options;
-    return conform(revision, "Implementation", { name: o.name, version: o.version, title: o.title, description: o.description, websiteUrl: o.websiteUrl });
+    let info = this.serverInfoCache.get(revision);
+    if (!info) {
+      const o = this.options;
+      info = Object.freeze(conform(revision, "Implementation", { name: o.name, version: o.version, title: o.title, description: o.description, websiteUrl: o.websiteUrl }));
+      this.serverInfoCache.set(revision, info);
+    }
+    return info;
   }
+  private readonly serverInfoCache = new Map<Revision, Record<string, unknown>>();
+  private readonly resultMetaCache = new Map<Revision, Record<string, unknown>>();
 
   // ---- listing ----
 
@@ -601,7 +608,12 @@ export class McpServer {
     const out: Record<string, unknown> = { ...result };
     out.resultType ??= "complete";
     // serverInfo SHOULD be in every modern result's _meta. spec/2026-07-28/server/discover.mdx
-    out._meta = { ...(result._meta as Record<string, unknown> | undefined), "io.modelcontextprotocol/serverInfo": this.serverInfo(revision) };
+    if (result._meta) out._meta = { ...(result._meta as Record<string, unknown>), "io.modelcontextprotocol/serverInfo": this.serverInfo(revision) };
+    else {
+      let meta = this.resultMetaCache.get(revision);
+      if (!meta) this.resultMetaCache.set(revision, (meta = Object.freeze({ "io.modelcontextprotocol/serverInfo": this.serverInfo(revision) })));
+      out._meta = meta;
+    }
     if (isCacheable(revision, method) && out.resultType === "complete") {
       // Cacheable results MUST carry ttlMs and cacheScope. spec/2026-07-28/server/utilities/caching.mdx
       out.ttlMs ??= this.options.cache?.ttlMs ?? 0;
@@ -618,9 +630,10 @@ export class McpServer {
   }
 
   /** The era of each served revision, newest last. */
-  get eras(): { legacy: Revision[]; modern: Revision[] } {
-    return { legacy: this.revisions.filter((r) => ERA[r] === "legacy"), modern: this.revisions.filter((r) => ERA[r] === "modern") };
+  get eras(): { legacy: readonly Revision[]; modern: readonly Revision[] } {
+    return (this.erasCache ??= Object.freeze({ legacy: this.revisions.filter((r) => ERA[r] === "legacy"), modern: this.revisions.filter((r) => ERA[r] === "modern") }));
   }
+  private erasCache?: { legacy: readonly Revision[]; modern: readonly Revision[] };
 }
 
 export function createServer(options: ServerOptions): McpServer {
