@@ -31,7 +31,7 @@ async function rpcError(promise: Promise<unknown>): Promise<ClientError> {
   return outcome;
 }
 
-eachConnection(({ revision, get }) => {
+eachConnection(({ transport, revision, get }) => {
   const modern = isModern(revision);
 
   // ---- content ----
@@ -334,6 +334,20 @@ eachConnection(({ revision, get }) => {
       expect(text(await client.callTool("test_streaming_elicitation", {}))).toContain("Streaming elicitation answered");
     }
   });
+
+  // ---- change notifications ----
+  if (!modern && transport === "stdio") {
+    it("test_trigger_tool_change and test_trigger_prompt_change announce list changes", async () => {
+      const { client } = get();
+      const from = client.notifications.length;
+      await client.callTool("test_trigger_tool_change", {});
+      await client.callTool("test_trigger_prompt_change", {});
+      await client.request("ping");
+      const methods = client.notifications.slice(from).map((n) => ("method" in n ? n.method : ""));
+      expect(methods).toContain("notifications/tools/list_changed");
+      expect(methods).toContain("notifications/prompts/list_changed");
+    });
+  }
 
   // ---- schemas ----
   it("json_schema_2020_12_tool keeps its 2020-12 inputSchema intact in tools/list", async () => {

@@ -1,6 +1,8 @@
 import type { TestTriggerPromptChangeTool } from "../../generated/handlers.js";
+import { currentServer } from "../server.js";
 
-/** The prompt list of this server is fixed; there is no list change to announce (see README: list-change notifications). */
-export const handler: TestTriggerPromptChangeTool = () => ({
-  content: [{ type: "text", text: "Prompt list change triggered" }],
-});
+/** Announces notifications/prompts/list_changed: to legacy sessions, and to modern subscriptions/listen streams that asked. */
+export const handler: TestTriggerPromptChangeTool = () => {
+  currentServer().notifyPromptsListChanged();
+  return { content: [{ type: "text", text: "Prompt list change triggered" }] };
+};

@@ -1,6 +1,8 @@
 import type { TestTriggerToolChangeTool } from "../../generated/handlers.js";
+import { currentServer } from "../server.js";
 
-/** The tool list of this server is fixed; there is no list change to announce (see README: list-change notifications). */
-export const handler: TestTriggerToolChangeTool = () => ({
-  content: [{ type: "text", text: "Tool list change triggered" }],
-});
+/** Announces notifications/tools/list_changed: to legacy sessions, and to modern subscriptions/listen streams that asked. */
+export const handler: TestTriggerToolChangeTool = () => {
+  currentServer().notifyToolsListChanged();
+  return { content: [{ type: "text", text: "Tool list change triggered" }] };
+};

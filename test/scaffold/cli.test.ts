@@ -1,0 +1,106 @@
+// create-mcp-server [dir]: help, refusals (one line, exit 1, nothing written), determinism, and the time to scaffold.
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { ROOT } from "../helpers.js";
+import { create, hashTree, tempDir } from "./support.js";
+
+const work = tempDir("cli");
+
+describe("create-mcp-server --help", () => {
+  it("documents the scaffold options and keeps the subcommands", async () => {
+    const r = await create(["--help"]);
+    expect(r.status).toBe(0);
+    for (const flag of ["--template", "--transport", "--revisions", "--name", "--description", "--yes", "--no-install", "--force", "--runtime"]) expect(r.stdout).toContain(flag);
+    for (const sub of ["generate", "schemas", "rules"]) expect(r.stdout).toContain(sub);
+    expect(r.stdout).toMatch(/Usage: create-mcp-server \[options\] \[command\] \[dir\]/);
+    const version = await create(["--version"]);
+    expect(version.stdout.trim()).toBe(JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).version);
+  });
+
+  it("is what `npm create mcp-server` runs: the package is create-mcp-server with a create-mcp-server bin", () => {
+    const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8"));
+    expect(pkg.name).toBe("create-mcp-server");
+    expect(pkg.bin["create-mcp-server"]).toBe("bin/create-mcp-server.js");
+    for (const f of ["bin", "generator", "templates", "runtime"]) expect(pkg.files).toContain(f);
+    for (const dep of ["handlebars", "prettier", "@inquirer/prompts", "validate-npm-package-name", "commander"]) expect(pkg.dependencies).toHaveProperty(dep);
+  });
+});
+
+describe("refusals: one clear line, exit 1, nothing written", () => {
+  const cases: [string, string[], RegExp, (dir: string) => void][] = [
+    ["a non-empty directory without --force", [], /is not empty; choose another directory, or pass --force/, (d) => (mkdirSync(d, { recursive: true }), writeFileSync(join(d, "keep.txt"), "mine"))],
+    ["an invalid npm package name", ["--name", "Bad Name!"], /"Bad Name!" is not a valid npm package name/, () => {}],
+    ["an invalid directory name as package name", [], /is not a valid npm package name/, () => {}],
+    ["an unknown template", ["--template", "fancy"], /unknown template "fancy"; known templates: basic, everything/, () => {}],
+    ["an unknown revision", ["--revisions", "2025-11-25,2099-01-01"], /unknown revision 2099-01-01; known revisions: 2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25, 2026-07-28/, () => {}],
+    ["an unknown transport", ["--transport", "carrier-pigeon"], /unknown transport "carrier-pigeon"; choose one of: stdio, http, both/, () => {}],
+  ];
+  for (const [what, args, message, prepare] of cases) {
+    it(`refuses ${what}`, async () => {
+      const dir = join(work, what.includes("directory name") ? "Not_A_Valid Name" : what.replace(/\W+/g, "-"));
+      prepare(dir);
+      const before = existsSync(dir) ? readdirSync(dir) : null;
+      const r = await create([dir, "--yes", "--no-install", ...args]);
+      expect(r.status).toBe(1);
+      expect(r.stdout).toBe("");
+      expect(r.stderr).toMatch(message);
+      expect(r.stderr.trim().split("\n")).toHaveLength(1);
+      expect(r.stderr).toMatch(/^create-mcp-server: /);
+      expect(existsSync(dir) ? readdirSync(dir) : null).toEqual(before);
+    });
+  }
+
+  it("writes into a non-empty directory with --force, keeping other files", async () => {
+    const dir = join(work, "forced");
+    mkdirSync(dir);
+    writeFileSync(join(dir, "keep.txt"), "mine");
+    const r = await create([dir, "--yes", "--no-install", "--force", "--transport", "stdio"]);
+    expect(r.stderr).toBe("");
+    expect(r.status).toBe(0);
+    expect(readFileSync(join(dir, "keep.txt"), "utf8")).toBe("mine");
+    expect(existsSync(join(dir, "mcp.json"))).toBe(true);
+  });
+});
+
+describe("scaffolding without install", () => {
+  it("takes under 2 s, writes a complete project and prints the next steps and client configuration", async () => {
+    const dir = join(work, "timed-server");
+    const r = await create([dir, "--yes", "--no-install", "--template", "everything"]);
+    expect(r.stderr).toBe("");
+    expect(r.status).toBe(0);
+    const inProcess = Number(/Wrote \d+ files to .* in (\d+) ms/.exec(r.stdout)![1]);
+    console.log(`scaffold (everything, no install): ${inProcess} ms inside the command, ${r.ms.toFixed(0)} ms wall including Node and tsx start-up`);
+    expect(inProcess).toBeLessThan(2000);
+    expect(r.ms).toBeLessThan(2000 + 3000); // process start-up on a loaded machine is not the scaffolder's
+    for (const f of ["package.json", "tsconfig.json", "README.md", ".gitignore", "mcp.json", "scripts/generate.mjs", "src/main.ts", "src/server.ts", "test/protocol.test.ts", "test/fixture.test.ts"]) {
+      expect(existsSync(join(dir, f)), f).toBe(true);
+    }
+    expect(readdirSync(join(dir, "vendor"))).toEqual(["create-mcp-server-runtime-0.1.0.tgz"]);
+    const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
+    expect(pkg.name).toBe("timed-server");
+    expect(Object.keys(pkg.scripts)).toEqual(expect.arrayContaining(["build", "start", "dev", "test", "generate"]));
+    expect(pkg.dependencies["@create-mcp-server/runtime"]).toBe("file:vendor/create-mcp-server-runtime-0.1.0.tgz");
+    expect(r.stdout).toContain("npm install");
+    expect(r.stdout).toContain('"mcpServers"');
+    expect(r.stdout).toContain("npx @modelcontextprotocol/inspector node");
+  });
+
+  it("is deterministic: the same flags give the same files", async () => {
+    const a = join(work, "same-a", "srv");
+    const b = join(work, "same-b", "srv");
+    for (const d of [a, b]) expect((await create([d, "--yes", "--no-install", "--revisions", "2025-06-18,2026-07-28", "--description", "Same"])).status).toBe(0);
+    expect(hashTree(a)).toBe(hashTree(b));
+    const manifest = JSON.parse(readFileSync(join(a, "mcp.json"), "utf8"));
+    expect(manifest.revisions).toEqual(["2025-06-18", "2026-07-28"]);
+    expect(manifest.transports).toEqual(["stdio", "http"]);
+  });
+
+  it("--runtime <version> depends on the published package instead of the vendored tarball", async () => {
+    const dir = join(work, "published-runtime");
+    const r = await create([dir, "--yes", "--no-install", "--runtime", "^0.1.0"]);
+    expect(r.status).toBe(0);
+    expect(JSON.parse(readFileSync(join(dir, "package.json"), "utf8")).dependencies["@create-mcp-server/runtime"]).toBe("^0.1.0");
+    expect(existsSync(join(dir, "vendor"))).toBe(false);
+  });
+});

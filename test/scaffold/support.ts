@@ -1,0 +1,88 @@
+/** Shared helpers of the scaffolder suites: run the CLI, run npm in a project, hash a folder. */
+import { execFile, type ExecFileOptions } from "node:child_process";
+import { createHash } from "node:crypto";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, relative } from "node:path";
+import { CLI, ROOT } from "../helpers.js";
+
+export interface Run {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+  ms: number;
+}
+
+export function run(command: string, args: string[], options: ExecFileOptions & { timeoutMs?: number } = {}): Promise<Run> {
+  const t0 = performance.now();
+  return new Promise((resolve) => {
+    execFile(
+      command,
+      args,
+      { cwd: ROOT, encoding: "utf8", maxBuffer: 64 << 20, timeout: options.timeoutMs ?? 300_000, ...options, env: { ...process.env, CI: "true", ...options.env } },
+      (err, stdout, stderr) => {
+        const status = err ? (typeof (err as { code?: unknown }).code === "number" ? (err as { code: number }).code : null) : 0;
+        resolve({ status, stdout: String(stdout), stderr: String(stderr), ms: performance.now() - t0 });
+      },
+    );
+  });
+}
+
+/** `create-mcp-server ...args` as a real process (no TTY, CI=true: no questions). */
+export const create = (args: string[], cwd = ROOT) => run(process.execPath, [CLI, ...args], { cwd });
+
+/** `npm ...args` in a project. */
+export const npm = (cwd: string, args: string[], timeoutMs = 300_000) => run(process.platform === "win32" ? "npm.cmd" : "npm", args, { cwd, timeoutMs });
+
+export function tempDir(prefix: string): string {
+  return mkdtempSync(join(tmpdir(), `cms-${prefix}-`));
+}
+
+/** sha256 over every file under `dir` (path and content), for idempotency and determinism checks. */
+export function hashTree(dir: string): string {
+  const h = createHash("sha256");
+  const walk = (d: string) => {
+    for (const name of readdirSync(d).sort()) {
+      const p = join(d, name);
+      if (statSync(p).isDirectory()) walk(p);
+      else h.update(relative(dir, p)).update("\0").update(readFileSync(p));
+    }
+  };
+  if (existsSync(dir)) walk(dir);
+  return h.digest("hex");
+}
+
+/** Fail with the command's output when it did not exit 0. */
+export function expectOk(r: Run, what: string): void {
+  if (r.status !== 0) throw new Error(`${what} exited ${r.status}\n--- stdout\n${r.stdout.slice(-6000)}\n--- stderr\n${r.stderr.slice(-6000)}`);
+}
+
+export type Template = "basic" | "everything";
+export type TransportChoice = "stdio" | "http" | "both";
+
+/**
+ * A project that shares another's node_modules: a real node_modules folder whose entries are symlinks to the
+ * installed one's, except the entries in `own` (copied, so they can be changed without touching the original).
+ */
+export function linkNodeModules(from: string, to: string, own: string[] = []): void {
+  const src = join(from, "node_modules");
+  const dst = join(to, "node_modules");
+  mkdirSync(dst, { recursive: true });
+  for (const entry of readdirSync(src)) {
+    if (entry.startsWith("@")) {
+      mkdirSync(join(dst, entry), { recursive: true });
+      for (const pkg of readdirSync(join(src, entry))) {
+        const name = `${entry}/${pkg}`;
+        if (own.includes(name)) cpSync(join(src, name), join(dst, name), { recursive: true, dereference: true });
+        else symlinkSync(join(src, name), join(dst, name));
+      }
+    } else if (own.includes(entry)) cpSync(join(src, entry), join(dst, entry), { recursive: true, dereference: true });
+    else symlinkSync(join(src, entry), join(dst, entry));
+  }
+}
+
+/** "Tests  N passed (N)" from vitest's summary. */
+export function passedCount(output: string): number {
+  const m = /Tests\s+(\d+) passed/.exec(output.replace(/\x1b\[[0-9;]*m/g, ""));
+  return m ? Number(m[1]) : 0;
+}
