@@ -98,6 +98,8 @@ const SSE_HEADERS: Headers = { "content-type": "text/event-stream", "cache-contr
 const MODERN: { transport: "http"; era: "modern" } = { transport: "http", era: "modern" };
 const LEGACY: { transport: "http"; era: "legacy" } = { transport: "http", era: "legacy" };
 const NULL_SINK: Sink = { send: noop };
+const EMPTY = Buffer.alloc(0);
+const ANY: Accept = { json: true, sse: true };
 
 /** Whether a Content-Type names JSON (parameters such as charset allowed). */
 function isJsonType(ct: string | undefined): boolean {
@@ -293,6 +295,9 @@ export class HttpTransport {
   private readonly newestModern: Revision;
   private readonly fallback: Revision;
   private readonly timers: NodeJS.Timeout[] = [];
+  private readonly servesLegacy: boolean;
+  /** Idle Connections for modern requests: one request at a time each (ids are per client), reused, never rebuilt per request. */
+  private readonly modernPool: Connection[] = [];
   port = 0;
   readonly http: Server;
 
@@ -306,6 +311,7 @@ export class HttpTransport {
     this.root = new Connection(server, NULL_SINK, { transport: "http" });
     this.newestModern = server.eras.modern.at(-1) ?? LATEST_MODERN ?? server.revisions[server.revisions.length - 1];
     this.fallback = server.revisions[server.revisions.length - 1];
+    this.servesLegacy = server.eras.legacy.length > 0;
     const loopback = isLoopbackAddress(this.host.replace(/^\[|\]$/g, ""));
     if (options.allowedHosts) this.hostNames = new Set(options.allowedHosts.map((h) => h.toLowerCase()));
     else if (loopback) this.hostNames = new Set(["localhost", "127.0.0.1", "[::1]"]);
@@ -367,7 +373,11 @@ export class HttpTransport {
     }
   }
 
+  private closing = false;
+
   async close(): Promise<void> {
+    this.closing = true;
+    for (const c of this.modernPool.splice(0)) c.close();
     for (const t of this.timers) clearInterval(t);
     const closed = new Promise<void>((r) => this.http.close(() => r()));
     for (const s of this.sessions.values()) s.terminate();
@@ -534,7 +544,7 @@ export class HttpTransport {
     if (pathname === this.path) {
       switch (req.method) {
         case "POST":
-          return void this.post(req, res).catch((err) => this.internalError(res, err));
+          return this.post(req, res);
         case "GET":
           return this.get(req, res);
         case "DELETE":
@@ -548,7 +558,7 @@ export class HttpTransport {
     if (this.options.legacySse) {
       if (pathname === (this.options.ssePath ?? "/sse") && req.method === "GET") return this.openSse(req, res);
       if (pathname === (this.options.messagesPath ?? "/messages") && req.method === "POST") {
-        return void this.ssePost(req, res, url.slice(q + 1)).catch((err) => this.internalError(res, err));
+        return this.ssePost(req, res, url.slice(q + 1));
       }
     }
     this.invalidRequest(res, 404, `Not Found: ${pathname}`);
@@ -562,84 +572,87 @@ export class HttpTransport {
     res.writeHead(204).end();
   }
 
-  /** Read the body within the limit; on excess answer 413 (after draining what the client sends, within reason). */
-  private readBody(req: IncomingMessage, res: ServerResponse): Promise<Buffer | undefined> {
+  /**
+   * Read the body within the limit, then `done(body)`. Past the limit: 413 with a JSON-RPC body and
+   * `connection: close`, sent once the client has finished sending (so it reads the 413, not a reset);
+   * an endless body is cut off.
+   */
+  private readBody(req: IncomingMessage, res: ServerResponse, done: (body: Buffer) => void): void {
     const limit = this.maxBody;
-    return new Promise((resolve) => {
-      const tooLarge = () => {
-        resolve(undefined);
-        const answer = () => this.invalidRequest(res, 413, `Payload Too Large: the body exceeds ${limit} bytes`, null, { connection: "close" });
-        // Let the client finish sending so that it reads the 413 instead of a reset; give up on endless bodies.
-        let drained = 0;
-        const cap = Math.max(64 * 1024 * 1024, limit * 4);
-        const timer = setTimeout(() => {
-          answer();
-          req.destroy();
-        }, 10_000);
-        timer.unref();
-        req.removeAllListeners("data");
-        req.removeAllListeners("end");
-        req.on("data", (c: Buffer) => {
-          drained += c.length;
-          if (drained > cap) {
-            clearTimeout(timer);
-            answer();
-            res.once("finish", () => req.destroy());
-          }
-        });
-        req.on("end", () => {
-          clearTimeout(timer);
-          answer();
-        });
-        req.resume();
-      };
-      const declared = Number(req.headers["content-length"]);
-      if (declared > limit) return tooLarge();
-      const chunks: Buffer[] = [];
-      let size = 0;
-      req.on("data", (c: Buffer) => {
-        size += c.length;
-        if (size > limit) {
-          chunks.length = 0;
-          return tooLarge();
-        }
-        chunks.push(c);
-      });
-      req.on("end", () => resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)));
-      req.on("close", () => resolve(undefined));
+    if (Number(req.headers["content-length"]) > limit) return this.tooLarge(req, res);
+    let first: Buffer | undefined;
+    let more: Buffer[] | undefined;
+    let size = 0;
+    req.on("data", (c: Buffer) => {
+      size += c.length;
+      if (size > limit) {
+        first = more = undefined;
+        return this.tooLarge(req, res);
+      }
+      if (first === undefined) first = c;
+      else (more ??= [first]).push(c);
+    });
+    req.on("end", () => {
+      if (size <= limit) done(more ? Buffer.concat(more) : (first ?? EMPTY));
     });
   }
 
-  /** Content-Type, Accept, body: the checks every POST passes before its era matters. */
-  private async readJson(req: IncomingMessage, res: ServerResponse, accept: Accept): Promise<{ value: unknown } | undefined> {
-    if (!isJsonType(req.headers["content-type"])) {
-      this.invalidRequest(res, 415, "Unsupported Media Type: Content-Type must be application/json");
-      return undefined;
-    }
-    if (!accept.json && !accept.sse) {
-      this.invalidRequest(res, 406, "Not Acceptable: Accept must allow application/json or text/event-stream");
-      return undefined;
-    }
-    const body = await this.readBody(req, res);
-    if (body === undefined) return undefined;
-    try {
-      return { value: JSON.parse(body.toString("utf8")) };
-    } catch (err) {
-      this.reject(res, 400, errorCode(this.fallback, "PARSE_ERROR")!, `Parse error: ${(err as Error).message}`);
-      return undefined;
-    }
+  private tooLarge(req: IncomingMessage, res: ServerResponse): void {
+    const limit = this.maxBody;
+    let answered = false;
+    const answer = () => {
+      if (answered) return;
+      answered = true;
+      clearTimeout(timer);
+      this.invalidRequest(res, 413, `Payload Too Large: the body exceeds ${limit} bytes`, null, { connection: "close" });
+    };
+    const timer = setTimeout(() => {
+      answer();
+      req.destroy();
+    }, 10_000);
+    timer.unref();
+    let drained = 0;
+    const cap = Math.max(64 * 1024 * 1024, limit * 4);
+    req.removeAllListeners("data");
+    req.removeAllListeners("end");
+    req.on("data", (c: Buffer) => {
+      drained += c.length;
+      if (drained > cap && !answered) {
+        answer();
+        res.once("finish", () => req.destroy());
+      }
+    });
+    req.on("end", answer);
+    req.resume();
   }
 
-  private async post(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const headers = req.headers;
-    const accept = parseAccept(headers.accept);
-    const parsed = await this.readJson(req, res, accept);
-    if (!parsed) return;
-    const value = parsed.value;
-    if (!Array.isArray(value) && !isObject(value)) return this.invalidRequest(res, 400, "Invalid Request: the body must be a JSON-RPC message");
-    // The era, from the body first: a _meta protocol version means modern; initialize or a session id means legacy.
-    if (this.server.eras.legacy.length === 0 || (!Array.isArray(value) && this.isModernPost(value, headers))) return this.modernPost(req, res, value as Record<string, unknown>, accept);
-    return this.legacyPost(req, res, value, accept);
+  /** Content-Type, Accept, body and JSON: the checks every POST passes before its era matters. */
+  private readJson(req: IncomingMessage, res: ServerResponse, accept: Accept, done: (value: unknown) => void): void {
+    if (!isJsonType(req.headers["content-type"])) return this.invalidRequest(res, 415, "Unsupported Media Type: Content-Type must be application/json");
+    if (!accept.json && !accept.sse) return this.invalidRequest(res, 406, "Not Acceptable: Accept must allow application/json or text/event-stream");
+    this.readBody(req, res, (body) => {
+      let value: unknown;
+      try {
+        value = JSON.parse(body.toString("utf8"));
+      } catch (err) {
+        return this.reject(res, 400, errorCode(this.fallback, "PARSE_ERROR")!, `Parse error: ${(err as Error).message}`);
+      }
+      try {
+        done(value);
+      } catch (err) {
+        this.internalError(res, err);
+      }
+    });
+  }
+
+  private post(req: IncomingMessage, res: ServerResponse): void {
+    const accept = parseAccept(req.headers.accept);
+    this.readJson(req, res, accept, (value) => {
+      if (!Array.isArray(value) && !isObject(value)) return this.invalidRequest(res, 400, "Invalid Request: the body must be a JSON-RPC message");
+      // The era, from the body first: a _meta protocol version means modern; initialize or a session id means legacy.
+      if (!this.servesLegacy || (!Array.isArray(value) && this.isModernPost(value, req.headers))) return this.modernPost(req, res, value as Record<string, unknown>, accept);
+      this.legacyPost(req, res, value, accept);
+    });
   }
 
   private isModernPost(msg: Record<string, unknown>, headers: IncomingHttpHeaders): boolean {
@@ -682,13 +695,15 @@ export class HttpTransport {
     if (wrong) return this.reject(res, 400, mismatch, `Header mismatch: ${wrong}`, id, revision);
 
     const exchange = new Exchange(this, res, accept, revision);
-    const connection = new Connection(this.server, exchange, MODERN);
+    const connection = this.modernPool.pop() ?? new Connection(this.server, NULL_SINK, MODERN);
     exchange.connection = connection;
     res.once("close", () => exchange.closed());
     connection.receive(msg, exchange).then(
       () => {
         exchange.done();
-        connection.close();
+        // Back to the pool only once nothing of this request runs on it (a disconnect aborted it, or it finished).
+        if (this.modernPool.length < 256 && !this.closing) this.modernPool.push(connection);
+        else connection.close();
       },
       (err) => {
         connection.close();
@@ -793,7 +808,7 @@ export class HttpTransport {
   private get(req: IncomingMessage, res: ServerResponse): void {
     const headers = req.headers;
     // No session: nothing to stream (the modern era has no GET stream). spec/2026-07-28/basic/transports/streamable-http.mdx#backward-compatibility
-    if (headers["mcp-session-id"] === undefined || this.server.eras.legacy.length === 0) {
+    if (headers["mcp-session-id"] === undefined || !this.servesLegacy) {
       return this.invalidRequest(res, 405, "Method Not Allowed: GET needs a legacy session (Mcp-Session-Id)", null, { allow: "POST" });
     }
     const session = this.session(res, headers, null);
@@ -816,7 +831,7 @@ export class HttpTransport {
 
   private delete(req: IncomingMessage, res: ServerResponse): void {
     const headers = req.headers;
-    if (headers["mcp-session-id"] === undefined || this.server.eras.legacy.length === 0) {
+    if (headers["mcp-session-id"] === undefined || !this.servesLegacy) {
       return this.invalidRequest(res, 405, "Method Not Allowed: DELETE needs a legacy session (Mcp-Session-Id)", null, { allow: "POST" });
     }
     const session = this.session(res, headers, null);
@@ -844,14 +859,14 @@ export class HttpTransport {
     });
   }
 
-  private async ssePost(req: IncomingMessage, res: ServerResponse, query: string): Promise<void> {
+  private ssePost(req: IncomingMessage, res: ServerResponse, query: string): void {
     const id = new URLSearchParams(query).get("sessionId") ?? "";
     const session = this.sseSessions.get(id);
     if (!session) return this.invalidRequest(res, 404, "Not Found: unknown or closed SSE session");
-    const parsed = await this.readJson(req, res, { json: true, sse: true });
-    if (!parsed) return;
-    res.writeHead(202).end("Accepted");
-    session.connection.receive(parsed.value).catch((err) => process.stderr.write(`mcp runtime: ${String((err as Error)?.stack ?? err)}\n`));
+    this.readJson(req, res, ANY, (value) => {
+      res.writeHead(202).end("Accepted");
+      session.connection.receive(value).catch((err) => process.stderr.write(`mcp runtime: ${String((err as Error)?.stack ?? err)}\n`));
+    });
   }
 }
 
