@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ROOT } from "../helpers.js";
-import { create, hashTree, tempDir } from "./support.js";
+import { create, hashTree, npm, tempDir } from "./support.js";
 
 const work = tempDir("cli");
 
@@ -16,6 +16,12 @@ describe("create-mcp-server --help", () => {
     expect(r.stdout).toMatch(/Usage: create-mcp-server \[options\] \[command\] \[dir\]/);
     const version = await create(["--version"]);
     expect(version.stdout.trim()).toBe(JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).version);
+  });
+
+  it("runs through npm exec, which is what `npm create mcp-server` does with the create-mcp-server package", async () => {
+    const r = await npm(tempDir("npm-exec"), ["exec", "--yes", `--package=${ROOT}`, "--", "create-mcp-server", "--version"]);
+    expect(r.status).toBe(0);
+    expect(r.stdout.trim().split("\n").at(-1)).toBe(JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).version);
   });
 
   it("is what `npm create mcp-server` runs: the package is create-mcp-server with a create-mcp-server bin", () => {

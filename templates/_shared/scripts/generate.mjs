@@ -128,6 +128,7 @@ async function schemaTypes(schema, name) {
     format: false,
     strictIndexSignatures: false,
     unknownAny: true,
+    ignoreMinAndMaxItems: true,
   });
 }
 

@@ -371,12 +371,17 @@ eachConnection(({ transport, revision, get }) => {
       vatId: "GB1",
     });
     expect(ok.isError ?? false).toBe(false);
+    expect(
+      (await client.callTool("json_schema_2020_12_tool", { address: { street: "1 Main St" } })).isError ?? false,
+    ).toBe(false);
     for (const bad of [
-      { kind: "company" },
-      { address: { city: 3 } },
-      { tags: ["a", "b", "c", "d", "e", "f"] },
-      { unknown: 1 },
-      { contact: "not an email" },
+      { name: "x", kind: "company" }, // if/then: a company needs vatId
+      { name: "x", vatId: "GB1" }, // else: only a company has one
+      { tags: [] }, // allOf/anyOf: name or address is required
+      { address: { city: 3 } }, // $ref to $defs/address
+      { name: "x", tags: ["a", "b", "c", "d", "e", "f"] },
+      { name: "x", unknown: 1 }, // additionalProperties: false
+      { name: "x", contact: "not an email" }, // anyOf of two string forms
     ]) {
       if (inputErrorsAsResult(revision))
         expect((await client.callTool("json_schema_2020_12_tool", bad)).isError, JSON.stringify(bad)).toBe(true);
