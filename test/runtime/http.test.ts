@@ -14,7 +14,7 @@ const SSE_ONLY = rules.LEGACY_REVISIONS.filter((r) => rules.transports(r).includ
 
 let fx: Fixture;
 beforeAll(async () => {
-  fx = await startFixture();
+  fx = await startFixture({ FIXTURE_KEEPALIVE_MS: "200" });
 });
 afterAll(async () => {
   if (process.env.HTTP_TEST_DEBUG) console.error(fx?.stderr());
@@ -428,6 +428,32 @@ describe(`modern Streamable HTTP, revision ${MODERN}`, () => {
     await raw(fx.url, { headers: call.headers, body: call.body, abortAfterMs: 100 });
     expect(await waitFor(() => fx.stderr().includes(`aborted ${tag}`), 3000)).toBe(true);
     expect(fx.stderr()).not.toContain(`finished ${tag}`);
+  });
+
+  it("subscriptions/listen is an SSE response: acknowledged first, tagged notifications, keep-alive comments; closing it ends it", async () => {
+    const listen = modernRequest(39, "subscriptions/listen", { notifications: { toolsListChanged: true } });
+    let touched: Promise<unknown> | undefined;
+    const r = await raw(fx.url, {
+      headers: listen.headers,
+      body: listen.body,
+      until: (events) => {
+        if (events.length && !touched) {
+          // After the acknowledgement and a keep-alive interval, change the tool list from another request.
+          touched = new Promise((res) => setTimeout(res, 300)).then(() => {
+            const t = modernRequest(40, "tools/call", { name: "touch", arguments: {} });
+            return raw(fx.url, { headers: t.headers, body: t.body });
+          });
+        }
+        return events.some((e) => e.data.includes("tools/list_changed"));
+      },
+    });
+    expect(r.status).toBe(200);
+    expect(r.headers["content-type"]).toBe("text/event-stream");
+    expect(r.headers["mcp-session-id"]).toBeUndefined();
+    expect(r.messages[0]).toMatchObject({ method: "notifications/subscriptions/acknowledged", params: { notifications: { toolsListChanged: true }, _meta: { "io.modelcontextprotocol/subscriptionId": 39 } } });
+    expect(r.messages.at(-1)).toMatchObject({ method: "notifications/tools/list_changed", params: { _meta: { "io.modelcontextprotocol/subscriptionId": 39 } } });
+    expect(r.text).toMatch(/^:\n\n/m);
+    expect(((await touched) as { status: number }).status).toBe(200);
   });
 
   it("an error the schema gives no HTTP status is a 200 JSON-RPC error (never a bare {error})", async () => {
