@@ -122,6 +122,45 @@ export function resolveOptions(dirArg: string | undefined, opts: ScaffoldOptions
   };
 }
 
+// ---- what each revision requires, frozen into the generated tests ----
+
+export interface RevisionFacts {
+  era: "legacy" | "modern";
+  resourceNotFoundCode: number;
+  toolInputErrorsAsResult: boolean;
+  structuredContent: boolean;
+  elicitation: boolean;
+  audioContent: boolean;
+}
+
+/**
+ * The rules the generated tests hold the runtime to, per served revision, read from the generator's rules module
+ * (out/rules.json) at scaffold time: the project's tests never ask the runtime what is right, so a runtime that
+ * breaks a rule fails them.
+ */
+export function revisionFacts(revisions: string[]): Record<string, RevisionFacts> {
+  const path = join(PROJECT_ROOT, "out", "rules.json");
+  if (!existsSync(path)) refuse(`${path} is missing: run \`npm run generate\` in ${PROJECT_ROOT} first`);
+  const d = JSON.parse(readFileSync(path, "utf8")) as {
+    revisions: { id: string; era: "legacy" | "modern" }[];
+    methods: Record<string, { revisions: string[] }>;
+    definitions: Record<string, { revisions: string[]; fields: Record<string, string[]> }>;
+    prose: Record<string, { byRevision: Record<string, unknown> }>;
+  };
+  const out: Record<string, RevisionFacts> = {};
+  for (const r of revisions) {
+    out[r] = {
+      era: d.revisions.find((x) => x.id === r)!.era,
+      resourceNotFoundCode: d.prose.resourceNotFoundCode.byRevision[r] as number,
+      toolInputErrorsAsResult: d.prose.toolInputErrorsAsResult.byRevision[r] as boolean,
+      structuredContent: d.definitions.CallToolResult?.fields.structuredContent?.includes(r) ?? false,
+      elicitation: d.methods["elicitation/create"]?.revisions.includes(r) ?? false,
+      audioContent: d.definitions.AudioContent?.revisions.includes(r) ?? false,
+    };
+  }
+  return out;
+}
+
 // ---- the runtime dependency ----
 
 export interface RuntimeDependency {
@@ -301,6 +340,11 @@ export async function renderProject(o: ResolvedOptions): Promise<RenderedProject
     files.set(out, Buffer.from(text));
   }
   for (const [path, data] of runtime.files) files.set(path, data);
+  const facts = {
+    $comment: "What each served revision requires, from create-mcp-server's rules module at scaffold time. The tests hold the runtime to it.",
+    ...revisionFacts(o.revisions),
+  };
+  files.set("test/revisions.json", Buffer.from(JSON.stringify(facts, null, 2) + "\n"));
   return { files, context, runtime };
 }
 

@@ -79,7 +79,7 @@ describe("scaffolding without install", () => {
     console.log(`scaffold (everything, no install): ${inProcess} ms inside the command, ${r.ms.toFixed(0)} ms wall including Node and tsx start-up`);
     expect(inProcess).toBeLessThan(2000);
     expect(r.ms).toBeLessThan(2000 + 3000); // process start-up on a loaded machine is not the scaffolder's
-    for (const f of ["package.json", "tsconfig.json", "README.md", ".gitignore", "mcp.json", "scripts/generate.mjs", "src/main.ts", "src/server.ts", "test/protocol.test.ts", "test/fixture.test.ts"]) {
+    for (const f of ["package.json", "tsconfig.json", "README.md", ".gitignore", "mcp.json", "scripts/generate.mjs", "src/main.ts", "src/server.ts", "test/protocol.test.ts", "test/fixture.test.ts", "test/revisions.json"]) {
       expect(existsSync(join(dir, f)), f).toBe(true);
     }
     expect(readdirSync(join(dir, "vendor"))).toEqual(["create-mcp-server-runtime-0.1.0.tgz"]);

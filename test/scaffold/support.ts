@@ -31,8 +31,25 @@ export function run(command: string, args: string[], options: ExecFileOptions & 
 /** `create-mcp-server ...args` as a real process (no TTY, CI=true: no questions). */
 export const create = (args: string[], cwd = ROOT) => run(process.execPath, [CLI, ...args], { cwd });
 
-/** `npm ...args` in a project. */
-export const npm = (cwd: string, args: string[], timeoutMs = 300_000) => run(process.platform === "win32" ? "npm.cmd" : "npm", args, { cwd, timeoutMs });
+/** At most `n` of the wrapped jobs at once (the scaffold suites run their tests concurrently; CPU is the limit). */
+export function limiter(n: number): <T>(job: () => Promise<T>) => Promise<T> {
+  let active = 0;
+  const waiting: (() => void)[] = [];
+  return async (job) => {
+    if (active >= n) await new Promise<void>((resolve) => waiting.push(resolve));
+    active++;
+    try {
+      return await job();
+    } finally {
+      active--;
+      waiting.shift()?.();
+    }
+  };
+}
+const heavy = limiter(Number(process.env.SCAFFOLD_TEST_JOBS ?? 2));
+
+/** `npm ...args` in a project (at most two at a time). */
+export const npm = (cwd: string, args: string[], timeoutMs = 300_000) => heavy(() => run(process.platform === "win32" ? "npm.cmd" : "npm", args, { cwd, timeoutMs }));
 
 export function tempDir(prefix: string): string {
   return mkdtempSync(join(tmpdir(), `cms-${prefix}-`));

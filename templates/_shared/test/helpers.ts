@@ -30,25 +30,39 @@ export const manifest = JSON.parse(readFileSync(new URL("../mcp.json", import.me
 export const REVISIONS: Revision[] = manifest.revisions;
 export const TRANSPORTS = manifest.transports;
 
-// What each revision promises (spelled out here, not asked of the runtime, so a runtime that breaks a rule fails these tests).
-const DATES: Record<string, number> = {
-  "2024-11-05": 0,
-  "2025-03-26": 1,
-  "2025-06-18": 2,
-  "2025-11-25": 3,
-  "2026-07-28": 4,
+/**
+ * What each served revision requires (test/revisions.json, written by create-mcp-server from its rules module). The
+ * tests never ask the runtime what is right, so a runtime that breaks one of these rules fails them.
+ */
+interface RevisionFacts {
+  era: "legacy" | "modern";
+  resourceNotFoundCode: number;
+  toolInputErrorsAsResult: boolean;
+  structuredContent: boolean;
+  elicitation: boolean;
+  audioContent: boolean;
+}
+const FACTS = JSON.parse(readFileSync(new URL("./revisions.json", import.meta.url), "utf8")) as Record<
+  string,
+  RevisionFacts
+>;
+const facts = (r: Revision): RevisionFacts => {
+  const f = FACTS[r];
+  if (!f) throw new Error(`test/revisions.json has no entry for ${r}: scaffold a project with it to get its rules`);
+  return f;
 };
-/** 2026-07-28 is the stateless (modern) era: server/discover, per-request _meta, resultType, caching fields. */
-export const isModern = (r: Revision) => DATES[r] >= 4;
-/** Up to 2025-06-18 bad tool arguments are a -32602 protocol error; from 2025-11-25 an isError tool result. */
-export const inputErrorsAsResult = (r: Revision) => DATES[r] >= 3;
+/** The stateless (modern) era: server/discover, per-request _meta, resultType, caching fields. */
+export const isModern = (r: Revision) => facts(r).era === "modern";
+/** Bad tool arguments: a -32602 protocol error, or (from 2025-11-25) an isError tool result. */
+export const inputErrorsAsResult = (r: Revision) => facts(r).toolInputErrorsAsResult;
 /** Resource not found: -32002 in the handshake era, -32602 in the stateless era; data.uri in both. */
-export const resourceNotFoundCode = (r: Revision) => (isModern(r) ? -32602 : -32002);
-/** structuredContent, outputSchema and elicitation exist from 2025-06-18. */
-export const hasStructuredContent = (r: Revision) => DATES[r] >= 2;
-export const hasElicitation = (r: Revision) => DATES[r] >= 2;
-/** Audio content exists from 2025-03-26. */
-export const hasAudio = (r: Revision) => DATES[r] >= 1;
+export const resourceNotFoundCode = (r: Revision) => facts(r).resourceNotFoundCode;
+/** structuredContent and outputSchema. */
+export const hasStructuredContent = (r: Revision) => facts(r).structuredContent;
+/** elicitation/create. */
+export const hasElicitation = (r: Revision) => facts(r).elicitation;
+/** Audio content blocks. */
+export const hasAudio = (r: Revision) => facts(r).audioContent;
 
 /** The server processes check every result they send against their revision's schema (a failure is a -32603 error). */
 export const SERVER_ENV = { ...process.env, MCP_RUNTIME_VALIDATE_RESULTS: "1" };
