@@ -235,7 +235,7 @@ export function packRuntime(dir: string): Buffer {
     if (pad) blocks.push(Buffer.alloc(pad));
   }
   blocks.push(Buffer.alloc(1024));
-  return gzipSync(Buffer.concat(blocks), { level: 6 });
+  return gzipSync(Buffer.concat(blocks), { level: 1 });
 }
 
 function tarHeader(path: string, size: number, mtime: number): Buffer {
@@ -329,7 +329,8 @@ export async function renderProject(o: ResolvedOptions): Promise<RenderedProject
       if (!text.trim()) continue;
     }
     // Plain template files are kept prettier-formatted in the repository (a test checks it) and copied as they are.
-    const parser = src.endsWith(".hbs") ? PRETTIER_PARSERS[out.split(".").pop()!] : undefined;
+    // package.json gets prettier's own parser for it (every object expanded, as npm writes it).
+    const parser = !src.endsWith(".hbs") ? undefined : basename(out) === "package.json" ? "json-stringify" : PRETTIER_PARSERS[out.split(".").pop()!];
     if (parser) {
       try {
         text = await prettier.format(text, { parser, printWidth: 120, plugins: plugins as unknown as import("prettier").Plugin[] });

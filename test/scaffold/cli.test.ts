@@ -102,6 +102,24 @@ describe("scaffolding without install", () => {
     expect(manifest.transports).toEqual(["stdio", "http"]);
   });
 
+  it("writes prettier-formatted files (the project's .prettierrc.json), whatever the substituted values", async () => {
+    const prettier = await import("prettier");
+    for (const [template, transport] of [
+      ["basic", "http"],
+      ["everything", "stdio"],
+    ]) {
+      const dir = join(work, `formatted-${template}`);
+      const long = "A description long enough that no line of the README, the manifest or package.json may be left as the template wrote it";
+      expect((await create([dir, "--yes", "--no-install", "--template", template, "--transport", transport, "--description", long, "--revisions", "2025-11-25,2026-07-28"])).status).toBe(0);
+      const walk = (d: string): string[] => readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? (e.name === "vendor" ? [] : walk(join(d, e.name))) : [join(d, e.name)]));
+      for (const file of walk(dir).filter((f) => /\.(ts|mjs|json|md)$/.test(f))) {
+        const options = await prettier.resolveConfig(file);
+        expect(options, "the project has a prettier configuration").toMatchObject({ printWidth: 120 });
+        expect(await prettier.check(readFileSync(file, "utf8"), { ...options, filepath: file }), file).toBe(true);
+      }
+    }
+  });
+
   it("--runtime <version> depends on the published package instead of the vendored tarball", async () => {
     const dir = join(work, "published-runtime");
     const r = await create([dir, "--yes", "--no-install", "--runtime", "^0.1.0"]);
