@@ -12,7 +12,7 @@ import { MODERN, initializeBody, modernMeta, rssMb, sessionHeaders, startFixture
 
 const CLIENTS = 200;
 const SECONDS = Number(process.env.HTTP_LOAD_SECONDS ?? 10);
-const ERAS = [...rules.LEGACY_REVISIONS.filter((r) => rules.transports(r).includes("streamable-http")), MODERN];
+const ERAS: rules.Revision[] = [...rules.LEGACY_REVISIONS.filter((r) => rules.transports(r).includes("streamable-http")), MODERN as rules.Revision];
 
 let fx: Fixture;
 let pool: Pool;

@@ -293,7 +293,7 @@ describe.each(STREAMABLE_LEGACY)("legacy Streamable HTTP, revision %s", (revisio
 });
 
 describe(`modern Streamable HTTP, revision ${MODERN}`, () => {
-  const post = (body: unknown, headers: Record<string, string>) => raw(fx.url, { headers, body });
+  const post = (body: object, headers: Record<string, string>) => raw(fx.url, { headers, body });
 
   it("no sessions: never mints or echoes Mcp-Session-Id; GET and DELETE are 405", async () => {
     const { body, headers } = modernRequest(20, "server/discover");
