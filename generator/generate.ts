@@ -64,6 +64,8 @@ export async function render(options: GenerateOptions = {}): Promise<Generated> 
     const v = time("validators", () => emitValidators(jsonPath, JSON.parse(json), model));
     files.push({ path: `${r.id}/validators.js`, content: v.js });
     files.push({ path: `${r.id}/validators.d.ts`, content: v.dts });
+    files.push({ path: `${r.id}/dispatch-validators.js`, content: v.dispatchJs });
+    files.push({ path: `${r.id}/dispatch-validators.d.ts`, content: v.dispatchDts });
     files.push({ path: `${r.id}/types.ts`, content: time("types", () => emitTypes(tsPath, ts, model, r.id)) });
     files.push({ path: `${r.id}/index.ts`, content: `export * from "./types.js";\nexport * as errors from "./errors.js";\nexport * as validators from "./validators.js";\n` });
   }

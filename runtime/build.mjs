@@ -21,7 +21,7 @@ execFileSync(process.execPath, [tsc, "-p", join(here, "tsconfig.json"), "--outDi
 for (const revision of readdirSync(out, { withFileTypes: true }).filter((d) => d.isDirectory())) {
   const target = join(tmp, "out", revision.name);
   mkdirSync(target, { recursive: true });
-  for (const f of ["validators.js", "validators.d.ts"]) cpSync(join(out, revision.name, f), join(target, f));
+  for (const f of ["validators.js", "validators.d.ts", "dispatch-validators.js", "dispatch-validators.d.ts"]) cpSync(join(out, revision.name, f), join(target, f));
 }
 writeFileSync(join(tmp, "index.js"), 'export * from "./runtime/src/index.js";\n');
 writeFileSync(join(tmp, "index.d.ts"), 'export * from "./runtime/src/index.js";\n');

@@ -29,6 +29,8 @@ import {
   parseErrorOmitsId,
   supportsBatches,
   validatorsFor,
+  allValidatorsFor,
+  type DispatchValidators,
   describeErrors,
   type RevisionValidators,
 } from "./rules.js";
@@ -100,7 +102,7 @@ interface InputRound {
   /** Unanswered asks of this run, by key. */
   asked: Map<string, { method: string; params: Record<string, unknown> }>;
   counters: Record<string, number>;
-  validators: RevisionValidators;
+  validators: DispatchValidators;
   /** Set by dispatch: called (once, on a later turn) when the run waits on unanswered asks. */
   onBlocked?: () => void;
   blockScheduled: boolean;
@@ -435,7 +437,7 @@ export class Connection {
       return sink.send(this.errorResponse(req.id, errorCode(revision, "INVALID_REQUEST")!, `Invalid Request: id ${JSON.stringify(req.id)} is already in use`, undefined, revision));
     }
     const loaded = validatorsFor(revision);
-    const validators: RevisionValidators = loaded instanceof Promise ? await loaded : loaded;
+    const validators: DispatchValidators = loaded instanceof Promise ? await loaded : loaded;
     const validate = validators.clientRequestValidators[method];
     // inputResponses entries are validated when a handler uses them; unknown ones are ignored (spec/2026-07-28/basic/patterns/mrtr.mdx#error-handling).
     const checked = isObject(req.params?.inputResponses) ? { ...req, params: { ...req.params, inputResponses: {} } } : req;
@@ -475,7 +477,7 @@ export class Connection {
         }
       } else result = await run;
       const encoded = this.server.encodeResult(revision, method, result);
-      if (this.server.validateResults) this.checkResult(validators, revision, method, encoded);
+      if (this.server.validateResults) await this.checkResult(revision, method, encoded);
       response = { jsonrpc: "2.0", id: req.id, result: encoded };
     } catch (err) {
       response = this.errorFor(revision, req.id, err);
@@ -493,7 +495,7 @@ export class Connection {
   }
 
   /** Verify requestState (attacker-controlled: tampered, expired or foreign state is -32602) and gather the answers. */
-  private inputRound(revision: Revision, method: string, params: Record<string, unknown>, validators: RevisionValidators): InputRound {
+  private inputRound(revision: Revision, method: string, params: Record<string, unknown>, validators: DispatchValidators): InputRound {
     let answers: Record<string, unknown> = {};
     if (params.requestState !== undefined) {
       const payload = this.codec.open(params.requestState as string);
@@ -521,7 +523,7 @@ export class Connection {
   private askModern(round: InputRound, method: string, capability: string, params: Record<string, unknown> | undefined, options: AskOptions | undefined, signal: AbortSignal): Promise<Record<string, unknown>> {
     const n = (round.counters[capability] = (round.counters[capability] ?? 0) + 1);
     const key = options?.key ?? `${capability}-${n}`;
-    const validate = round.validators.resultValidators[method];
+    const validate = round.validators.answerValidators[method];
     for (const source of [round.responses, round.answers]) {
       if (!Object.prototype.hasOwnProperty.call(source, key)) continue;
       const answer = source[key];
@@ -610,8 +612,9 @@ export class Connection {
     return this.errorResponse(id, errorCode(revision, "INTERNAL_ERROR")!, `Internal error: ${message}`, undefined, revision);
   }
 
-  private checkResult(validators: RevisionValidators, revision: Revision, method: string, result: Record<string, unknown>): void {
-    const v = result.resultType === "input_required" ? (validators.validateInputRequiredResult as RevisionValidators["resultValidators"][string]) : validators.resultValidators[method];
+  private async checkResult(revision: Revision, method: string, result: Record<string, unknown>): Promise<void> {
+    const all = await allValidatorsFor(revision);
+    const v = result.resultType === "input_required" ? (all.validateInputRequiredResult as RevisionValidators["resultValidators"][string]) : all.resultValidators[method];
     if (v && !v(result)) throw new McpError(errorCode(revision, "INTERNAL_ERROR")!, `server bug: ${method} result does not match the ${revision} schema: ${describeErrors(v)}`);
   }
 

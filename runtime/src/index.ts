@@ -7,14 +7,22 @@
  */
 import { McpServer, type ServerOptions } from "./server.js";
 import { serveStdio, type StdioOptions } from "./stdio.js";
-import { serveHttp, type HttpHandle, type HttpOptions } from "./http.js";
+import type { HttpHandle, HttpOptions } from "./http.js";
 
 export * from "./server.js";
 export { McpError, type JsonRpcMessage, type JsonRpcRequest, type JsonRpcResponse, type RequestId } from "./jsonrpc.js";
 export { Connection, type Sink, META_PROTOCOL_VERSION, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL } from "./connection.js";
 export { compileSchema, fromAjv, type SchemaValidator } from "./schema.js";
 export { serveStdio, type StdioOptions } from "./stdio.js";
-export { serveHttp, type HttpHandle, type HttpOptions } from "./http.js";
+export type { HttpHandle, HttpOptions } from "./http.js";
+
+/**
+ * Serve `server` over Streamable HTTP. The HTTP transport is loaded on first use, so a stdio server never pays for it.
+ * spec/2026-07-28/basic/transports/streamable-http.mdx
+ */
+export async function serveHttp(server: McpServer, options?: HttpOptions): Promise<HttpHandle> {
+  return (await import("./http.js")).serveHttp(server, options);
+}
 export * as rules from "./rules.js";
 
 declare module "./server.js" {

@@ -11,35 +11,47 @@ export interface Validator {
   errors?: { instancePath: string; keyword: string; message?: string; params: Record<string, unknown> }[] | null;
 }
 
-export interface RevisionValidators {
+/** What dispatch validates on every inbound message: `out/<revision>/dispatch-validators.js`. */
+export interface DispatchValidators {
   clientRequestValidators: Record<string, Validator>;
   clientNotificationValidators: Record<string, Validator>;
-  resultValidators: Record<string, Validator>;
-  inputRequestValidators: Record<string, Validator>;
-  serverNotificationValidators: Record<string, Validator>;
-  serverRequestValidators: Record<string, Validator>;
+  /** Server→client request or input request method → validator of the client's answer. */
+  answerValidators: Record<string, Validator>;
   requestTypesIncludeEnvelope: boolean;
-  validateJSONRPCRequest?: Validator;
+}
+
+/** Every definition of a revision: `out/<revision>/validators.js` (used to check outgoing results in tests). */
+export interface RevisionValidators {
+  resultValidators: Record<string, Validator>;
   [name: string]: unknown;
 }
 
-const loaded = new Map<Revision, RevisionValidators>();
-const loading = new Map<Revision, Promise<RevisionValidators>>();
-
-/** The generated validators of `revision`, loaded on first use (`out/<revision>/validators.js`). */
-export function validatorsFor(revision: Revision): RevisionValidators | Promise<RevisionValidators> {
-  const ready = loaded.get(revision);
-  if (ready) return ready;
-  let pending = loading.get(revision);
-  if (!pending) {
-    pending = import(`../../out/${revision}/validators.js`).then((m: RevisionValidators) => {
-      loaded.set(revision, m);
-      return m;
-    });
-    loading.set(revision, pending);
-  }
-  return pending;
+function lazyLoader<T>(file: string): (revision: Revision) => T | Promise<T> {
+  const loaded = new Map<Revision, T>();
+  const loading = new Map<Revision, Promise<T>>();
+  return (revision) => {
+    const ready = loaded.get(revision);
+    if (ready) return ready;
+    let pending = loading.get(revision);
+    if (!pending) {
+      pending = import(`../../out/${revision}/${file}`).then((m: T) => {
+        loaded.set(revision, m);
+        return m;
+      });
+      loading.set(revision, pending);
+    }
+    return pending;
+  };
 }
+
+/**
+ * The dispatch validators of `revision`, loaded on first use: a process that only ever serves 2026-07-28 never
+ * loads the legacy ones. Synchronous once loaded.
+ */
+export const validatorsFor = lazyLoader<DispatchValidators>("dispatch-validators.js");
+
+/** Every generated validator of `revision` (large; loaded only to check outgoing results). */
+export const allValidatorsFor = lazyLoader<RevisionValidators>("validators.js");
 
 /** One line describing the first validation error, for a JSON-RPC error message. */
 export function describeErrors(v: Validator): string {

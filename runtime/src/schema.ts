@@ -3,9 +3,8 @@
  * 2020-12 is the default dialect (spec/2025-11-25/basic/index.mdx#json-schema-usage);
  * a schema whose `$schema` names draft-07 is compiled as draft-07.
  */
-import { Ajv, type ValidateFunction } from "ajv";
-import { Ajv2020 } from "ajv/dist/2020.js";
-import addFormatsModule from "ajv-formats";
+import { createRequire } from "node:module";
+import type { Ajv, ValidateFunction } from "ajv";
 
 export interface SchemaValidator {
   (data: unknown): boolean;
@@ -13,24 +12,25 @@ export interface SchemaValidator {
   describe(): string;
 }
 
-const addFormats = (addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule;
-let ajv2020: Ajv2020 | undefined;
+// ajv is loaded on first compile only: generated projects pass precompiled (standalone) validators and never need it.
+const require = createRequire(import.meta.url);
+let ajv2020: Ajv | undefined;
 let ajv07: Ajv | undefined;
+
+function withFormats(ajv: Ajv): Ajv {
+  const formats = require("ajv-formats") as { default?: (a: Ajv) => void } & ((a: Ajv) => void);
+  (formats.default ?? formats)(ajv);
+  return ajv;
+}
 
 function engine(schema: Record<string, unknown>): Ajv {
   const dialect = typeof schema.$schema === "string" ? schema.$schema : "";
   if (/draft-07/.test(dialect)) {
-    if (!ajv07) {
-      ajv07 = new Ajv({ strict: false, allErrors: false });
-      (addFormats as unknown as (a: Ajv) => void)(ajv07);
-    }
-    return ajv07;
+    const { Ajv: Ajv07 } = require("ajv") as typeof import("ajv");
+    return (ajv07 ??= withFormats(new Ajv07({ strict: false, allErrors: false })));
   }
-  if (!ajv2020) {
-    ajv2020 = new Ajv2020({ strict: false, allErrors: false });
-    (addFormats as unknown as (a: Ajv) => void)(ajv2020);
-  }
-  return ajv2020;
+  const { Ajv2020 } = require("ajv/dist/2020.js") as typeof import("ajv/dist/2020.js");
+  return (ajv2020 ??= withFormats(new Ajv2020({ strict: false, allErrors: false }) as unknown as Ajv));
 }
 
 /** Wrap an ajv-style validating function (compiled or standalone) as a SchemaValidator. */
