@@ -16,6 +16,10 @@ import { fileURLToPath } from "node:url";
 import { performance } from "node:perf_hooks";
 import { coldStartOnce, openStdioTarget } from "./lib/stdio.mjs";
 import { openHttpTarget, percentiles } from "./lib/http.mjs";
+import { precompileEcho } from "./lib/precompile.mjs";
+
+// The runtime server uses a precompiled input validator, as scaffolded projects do.
+precompileEcho();
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, "..");

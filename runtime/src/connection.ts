@@ -69,6 +69,8 @@ export interface LegacySession {
 class InFlight {
   /** Set when the client cancelled (or the transport closed): no response may follow. */
   cancelled = false;
+  /** Modern MRTR state of this run, made on the first ask (or up front when the request carries answers). */
+  round?: InputRound;
   private controller?: AbortController;
   private reason?: unknown;
 
@@ -103,12 +105,7 @@ interface InputRound {
   asked: Map<string, { method: string; params: Record<string, unknown> }>;
   counters: Record<string, number>;
   validators: DispatchValidators;
-  /** Set by dispatch: called (once, on a later turn) when the run waits on unanswered asks. */
-  onBlocked?: () => void;
-  blockScheduled: boolean;
 }
-
-const INPUT_REQUIRED = Symbol("input_required");
 
 interface PendingClientRequest {
   resolve(result: Record<string, unknown>): void;
@@ -152,7 +149,6 @@ export class Connection {
   private readonly inFlight = new Map<RequestId, InFlight>();
   private readonly pendingClient = new Map<RequestId, PendingClientRequest>();
   private nextServerRequestId = 0;
-  private readonly work = new Set<Promise<void>>();
 
   private readonly unsubscribe: () => void;
 
@@ -225,8 +221,9 @@ export class Connection {
   }
 
   /** Resolves when every request received so far has been answered. */
-  async idle(): Promise<void> {
-    while (this.work.size) await Promise.allSettled([...this.work]);
+  idle(): Promise<void> {
+    if (this.active === 0 && this.waiting.length === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
   /** Abort every in-flight request (transport closed): their handlers' signals fire and no response follows. */
@@ -261,32 +258,66 @@ export class Connection {
   }
 
   private inOrder(f: () => void): Promise<void> {
-    const previous = this.admission;
-    const task = previous.then(f);
-    this.admission = task;
-    return task;
+    if (!this.gated) {
+      f();
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => this.waiting.push(() => (f(), resolve())));
   }
 
   /**
    * Receive one parsed JSON value (a message or a batch). Answers go to `sink`
-   * (default: the connection's output). Resolves when the value is answered.
+   * (default: the connection's output). Resolves when the value is answered; never rejects.
    *
    * Messages are *admitted* strictly in arrival order (era routing, the
    * handshake, validation), so `initialize` settles the session before the
    * next line is routed; handlers then run concurrently and may finish in
-   * any order.
+   * any order. Admission is synchronous in the common case; a message waits
+   * only while an earlier one is still being admitted (e.g. loading its
+   * revision's validators).
    */
   receive(value: unknown, sink: Sink = this.out): Promise<void> {
-    let release!: () => void;
-    const admitted = new Promise<void>((r) => (release = r));
-    const previous = this.admission;
-    this.admission = admitted;
-    const task = previous.then(() => (Array.isArray(value) ? this.receiveBatch(value, sink, release) : this.receiveOne(value, sink, release))).finally(release);
-    this.work.add(task);
-    return task.finally(() => this.work.delete(task));
+    if (this.gated) return new Promise((resolve) => this.waiting.push(() => void this.start(value, sink).then(resolve)));
+    return this.start(value, sink);
   }
 
-  private admission: Promise<void> = Promise.resolve();
+  /** An earlier message is not admitted yet: later ones wait in `waiting`. */
+  private gated = false;
+  private draining = false;
+  private readonly waiting: (() => void)[] = [];
+  private active = 0;
+  private readonly idleWaiters: (() => void)[] = [];
+
+  private start(value: unknown, sink: Sink): Promise<void> {
+    this.gated = true;
+    this.active++;
+    let open = false;
+    const admit = () => {
+      if (open) return;
+      open = true;
+      this.gated = false;
+      if (this.draining) return; // an outer drain loop continues
+      this.draining = true;
+      try {
+        while (!this.gated && this.waiting.length) this.waiting.shift()!();
+      } finally {
+        this.draining = false;
+      }
+    };
+    return this.run(value, sink, admit);
+  }
+
+  private async run(value: unknown, sink: Sink, admit: () => void): Promise<void> {
+    try {
+      if (Array.isArray(value)) await this.receiveBatch(value, sink, admit);
+      else await this.receiveOne(value, sink, admit);
+    } catch (err) {
+      process.stderr.write(`mcp runtime: ${String((err as Error)?.stack ?? err)}\n`);
+    } finally {
+      admit();
+      if (--this.active === 0 && this.waiting.length === 0) for (const w of this.idleWaiters.splice(0)) w();
+    }
+  }
 
   private async receiveBatch(batch: unknown[], sink: Sink, release: () => void): Promise<void> {
     const revision = this.session?.revision;
@@ -298,7 +329,7 @@ export class Connection {
     }
     const responses: JsonRpcResponse[] = [];
     const collector: Sink = { send: (m) => ("result" in m || "error" in m ? responses.push(m as JsonRpcResponse) : sink.send(m)) };
-    const done: Promise<void>[] = [];
+    const done: (Promise<void> | void)[] = [];
     for (const m of batch) {
       let admit!: () => void;
       const admitted = new Promise<void>((r) => (admit = r));
@@ -312,7 +343,7 @@ export class Connection {
     if (responses.length) sink.send(responses as unknown as JsonRpcMessage);
   }
 
-  private async receiveOne(value: unknown, sink: Sink, admit: () => void): Promise<void> {
+  private receiveOne(value: unknown, sink: Sink, admit: () => void): Promise<void> | void {
     const inbound = classify(value);
     switch (inbound.type) {
       case "invalid":
@@ -327,14 +358,13 @@ export class Connection {
         this.notification(inbound.message.method, inbound.message.params);
         return;
       case "request":
-        await this.request(inbound.message, sink, admit);
-        return;
+        return this.request(inbound.message, sink, admit);
     }
   }
 
   // ---- era routing ----
 
-  private async request(req: JsonRpcRequest, sink: Sink, admit: () => void): Promise<void> {
+  private request(req: JsonRpcRequest, sink: Sink, admit: () => void): Promise<void> | void {
     const meta = isObject(req.params?._meta) ? (req.params!._meta as Record<string, unknown>) : undefined;
     const declaresModern = meta !== undefined && META_PROTOCOL_VERSION in meta;
     const legacyPipe = this.session !== undefined || this.options.era === "legacy";
@@ -348,12 +378,11 @@ export class Connection {
     else if (declaresModern && servesModern) era = "modern";
     else if (req.method === "ping" && servesLegacy) era = "legacy";
     else era = servesModern ? "modern" : "legacy";
-    if (era === "legacy") await this.legacyRequest(req, sink, admit);
-    else await this.modernRequest(req, meta, sink, admit);
+    return era === "legacy" ? this.legacyRequest(req, sink, admit) : this.modernRequest(req, meta, sink, admit);
   }
 
   /** Legacy: spec/2025-11-25/basic/lifecycle.mdx */
-  private async legacyRequest(req: JsonRpcRequest, sink: Sink, admit: () => void): Promise<void> {
+  private legacyRequest(req: JsonRpcRequest, sink: Sink, admit: () => void): Promise<void> | void {
     if (req.method === "initialize") return this.initialize(req, sink);
     const session = this.session;
     if (!session) {
@@ -362,7 +391,7 @@ export class Connection {
       const revision = this.server.eras.legacy.at(-1) ?? this.fallbackRevision;
       return sink.send(this.errorResponse(req.id, errorCode(revision, "INVALID_REQUEST")!, "Invalid Request: the session is not initialized; send initialize first", undefined, revision));
     }
-    await this.dispatch(session.revision, req, sink, session.clientCapabilities, session.clientInfo, undefined, admit);
+    return this.dispatch(session.revision, req, sink, session.clientCapabilities, session.clientInfo, undefined, admit);
   }
 
   private async initialize(req: JsonRpcRequest, sink: Sink): Promise<void> {
@@ -398,7 +427,7 @@ export class Connection {
   }
 
   /** Modern: spec/2026-07-28/basic/versioning.mdx. Everything comes from this request. */
-  private async modernRequest(req: JsonRpcRequest, meta: Record<string, unknown> | undefined, sink: Sink, admit: () => void): Promise<void> {
+  private modernRequest(req: JsonRpcRequest, meta: Record<string, unknown> | undefined, sink: Sink, admit: () => void): Promise<void> | void {
     const newest = this.server.eras.modern.at(-1) ?? LATEST_MODERN!;
     const version = meta?.[META_PROTOCOL_VERSION];
     const capabilities = meta?.[META_CLIENT_CAPABILITIES];
@@ -413,7 +442,7 @@ export class Connection {
       );
     }
     const clientInfo = isObject(meta![META_CLIENT_INFO]) ? (meta![META_CLIENT_INFO] as Record<string, unknown>) : undefined;
-    await this.dispatch(version, req, sink, capabilities, clientInfo, meta, admit);
+    return this.dispatch(version, req, sink, capabilities, clientInfo, meta, admit);
   }
 
   // ---- dispatch ----
@@ -446,36 +475,36 @@ export class Connection {
     }
     const flight = new InFlight();
     this.inFlight.set(req.id, flight);
-    let round: InputRound | undefined;
-    if (!serverMaySendRequests(revision) && mayAnswerInputRequired(revision, method)) {
+    const params = req.params ?? {};
+    const mrtr = !serverMaySendRequests(revision) && mayAnswerInputRequired(revision, method);
+    if (mrtr && (params.requestState !== undefined || params.inputResponses !== undefined)) {
       try {
-        round = this.inputRound(revision, method, req.params ?? {}, validators);
+        flight.round = this.inputRound(revision, method, params, validators);
       } catch (err) {
         this.inFlight.delete(req.id);
         return sink.send(this.errorFor(revision, req.id, err));
       }
     }
-    const ctx = this.context(revision, req, sink, clientCapabilities, clientInfo, meta, flight, round);
+    const ctx = this.context(revision, req, sink, clientCapabilities, clientInfo, meta, flight, mrtr ? validators : undefined);
     // Admitted: the next message may be routed while this handler runs.
     admit();
     let response: JsonRpcResponse;
     try {
-      const run = this.invoke(revision, method, req.params ?? {}, ctx, sink);
-      let result: Record<string, unknown> | typeof INPUT_REQUIRED;
-      if (round) {
-        // Settles with the handler's result, or with INPUT_REQUIRED when the handler blocks on unanswered asks.
-        const r = round;
-        result = await new Promise((resolve, reject) => {
-          r.onBlocked = () => resolve(INPUT_REQUIRED);
-          run.then(resolve, reject);
-        });
-        if (result === INPUT_REQUIRED) {
-          // Answer input_required and abandon this run.
-          run.catch(() => undefined);
-          flight.abort(new InputRequiredSignal());
-          result = this.inputRequired(method, req.params ?? {}, round);
-        }
-      } else result = await run;
+      let result: Record<string, unknown>;
+      let failed = false;
+      let failure: unknown;
+      try {
+        result = await this.invoke(revision, method, params, ctx, sink);
+      } catch (err) {
+        failed = true;
+        failure = err;
+        result = {};
+      }
+      // A run that asked for input the client has not given answers input_required, unless it failed for a reason of
+      // its own (a missing client capability is -32021: the request cannot proceed whatever the answers).
+      const ownFailure = failed && (failure instanceof MissingCapabilityError || failure instanceof McpError);
+      if (flight.round?.asked.size && !ownFailure) result = this.inputRequired(method, params, flight.round);
+      else if (failed) throw failure;
       const encoded = this.server.encodeResult(revision, method, result);
       if (this.server.validateResults) await this.checkResult(revision, method, encoded);
       response = { jsonrpc: "2.0", id: req.id, result: encoded };
@@ -505,7 +534,7 @@ export class Connection {
       answers = payload.a;
     }
     const responses = isObject(params.inputResponses) ? (params.inputResponses as Record<string, unknown>) : {};
-    return { answers, responses, used: {}, asked: new Map(), counters: {}, validators, blockScheduled: false };
+    return { answers, responses, used: {}, asked: new Map(), counters: {}, validators };
   }
 
   private inputRequired(method: string, params: Record<string, unknown>, round: InputRound): Record<string, unknown> {
@@ -520,7 +549,7 @@ export class Connection {
   }
 
   /** An ask in a modern MRTR run: the answer if the client gave a valid one, else a pending ask that blocks the run. */
-  private askModern(round: InputRound, method: string, capability: string, params: Record<string, unknown> | undefined, options: AskOptions | undefined, signal: AbortSignal): Promise<Record<string, unknown>> {
+  private askModern(round: InputRound, method: string, capability: string, params: Record<string, unknown> | undefined, options: AskOptions | undefined): Promise<Record<string, unknown>> {
     const n = (round.counters[capability] = (round.counters[capability] ?? 0) + 1);
     const key = options?.key ?? `${capability}-${n}`;
     const validate = round.validators.answerValidators[method];
@@ -534,12 +563,9 @@ export class Connection {
       }
     }
     round.asked.set(key, { method, params: params ?? {} });
-    // After this turn (so parallel asks gather into one result), a run still waiting is blocked on the client.
-    if (!round.blockScheduled) {
-      round.blockScheduled = true;
-      setImmediate(() => round.onBlocked?.());
-    }
-    return new Promise((_resolve, reject) => signal.addEventListener("abort", () => reject(signal.reason)));
+    // The run cannot go on without the answer: it ends here, and dispatch answers input_required with every ask made
+    // (asks started together, e.g. under Promise.all, are all registered before this rejection is seen).
+    return Promise.reject(new InputRequiredSignal());
   }
 
   /** Whether the server serves `method` on `revision`: the capability it needs is declared. */
@@ -556,7 +582,7 @@ export class Connection {
     return sub ? caps[top]![sub] === true : true;
   }
 
-  private async invoke(revision: Revision, method: string, params: Record<string, unknown>, ctx: RequestContext, sink: Sink): Promise<Record<string, unknown>> {
+  private invoke(revision: Revision, method: string, params: Record<string, unknown>, ctx: RequestContext, sink: Sink): Record<string, unknown> | Promise<Record<string, unknown>> {
     const s = this.server;
     switch (method) {
       case "ping":
@@ -628,7 +654,7 @@ export class Connection {
     clientInfo: Record<string, unknown> | undefined,
     meta: Record<string, unknown> | undefined,
     flight: InFlight,
-    round?: InputRound,
+    mrtrValidators?: DispatchValidators,
   ): RequestContext {
     const modern = isModern(revision);
     const token = isObject(req.params?._meta) ? (req.params!._meta as Record<string, unknown>).progressToken : undefined;
@@ -640,8 +666,9 @@ export class Connection {
     const ask = (method: string, capability: string, params: Record<string, unknown> | undefined, options?: AskOptions) => {
       if (!hasMethod(revision, method) || !isObject(clientCapabilities[capability])) return Promise.reject(new MissingCapabilityError({ [capability]: {} }));
       if (serverMaySendRequests(revision)) return this.askClient(revision, method, params, sink, flight.signal);
-      if (!round) return Promise.reject(new McpError(errorCode(revision, "INTERNAL_ERROR")!, `${method}: ${req.method} cannot ask the client for input in ${revision}`));
-      return this.askModern(round, method, capability, params, options, flight.signal);
+      if (!mrtrValidators) return Promise.reject(new McpError(errorCode(revision, "INTERNAL_ERROR")!, `${method}: ${req.method} cannot ask the client for input in ${revision}`));
+      const round = (flight.round ??= this.inputRound(revision, req.method, req.params ?? {}, mrtrValidators));
+      return this.askModern(round, method, capability, params, options);
     };
     return {
       revision,

@@ -101,7 +101,7 @@ export async function serveStdio(server: McpServer, options: StdioOptions = {}):
     } catch (err) {
       return void connection.parseError((err as Error).message);
     }
-    void connection.receive(value).catch((err) => process.stderr.write(`mcp runtime: ${String((err as Error)?.stack ?? err)}\n`));
+    void connection.receive(value);
   };
 
   let pending: Buffer[] = [];
