@@ -31,6 +31,7 @@ import {
   validatorsFor,
   allValidatorsFor,
   type DispatchValidators,
+  type Validator,
   describeErrors,
   type RevisionValidators,
 } from "./rules.js";
@@ -105,6 +106,7 @@ interface InputRound {
   asked: Map<string, { method: string; params: Record<string, unknown> }>;
   counters: Record<string, number>;
   validators: DispatchValidators;
+  invalidParams: number;
 }
 
 interface PendingClientRequest {
@@ -534,7 +536,7 @@ export class Connection {
       answers = payload.a;
     }
     const responses = isObject(params.inputResponses) ? (params.inputResponses as Record<string, unknown>) : {};
-    return { answers, responses, used: {}, asked: new Map(), counters: {}, validators };
+    return { answers, responses, used: {}, asked: new Map(), counters: {}, validators, invalidParams: errorCode(revision, "INVALID_PARAMS")! };
   }
 
   private inputRequired(method: string, params: Record<string, unknown>, round: InputRound): Record<string, unknown> {
@@ -552,16 +554,22 @@ export class Connection {
   private askModern(round: InputRound, method: string, capability: string, params: Record<string, unknown> | undefined, options: AskOptions | undefined): Promise<Record<string, unknown>> {
     const n = (round.counters[capability] = (round.counters[capability] ?? 0) + 1);
     const key = options?.key ?? `${capability}-${n}`;
-    const validate = round.validators.answerValidators[method];
-    for (const source of [round.responses, round.answers]) {
-      if (!Object.prototype.hasOwnProperty.call(source, key)) continue;
-      const answer = source[key];
-      // A response that is not a valid result of the asked method is treated as missing: ask again.
-      if (isObject(answer) && (!validate || validate(answer))) {
-        round.used[key] = answer;
-        return Promise.resolve(answer);
+    const validate: Validator | undefined = round.validators.answerValidators[method];
+    if (Object.prototype.hasOwnProperty.call(round.responses, key)) {
+      const answer = round.responses[key];
+      // An answer that is not a valid result of the asked method is a protocol error (spec/2026-07-28/basic/patterns/mrtr.mdx#error-handling).
+      const why = !isObject(answer) ? "not an object" : validate !== undefined && !validate(answer) ? describeErrors(validate) : undefined;
+      if (why !== undefined) {
+        return Promise.reject(new McpError(round.invalidParams, `Invalid params: inputResponses["${key}"] is not a valid ${method} result: ${why}`));
       }
+      round.used[key] = answer;
+      return Promise.resolve(answer as Record<string, unknown>);
     }
+    if (Object.prototype.hasOwnProperty.call(round.answers, key)) {
+      round.used[key] = round.answers[key];
+      return Promise.resolve(round.answers[key] as Record<string, unknown>);
+    }
+    // Missing: ask (again).
     round.asked.set(key, { method, params: params ?? {} });
     // The run cannot go on without the answer: it ends here, and dispatch answers input_required with every ask made
     // (asks started together, e.g. under Promise.all, are all registered before this rejection is seen).
@@ -671,6 +679,7 @@ export class Connection {
       return this.askModern(round, method, capability, params, options);
     };
     return {
+      server: this.server,
       revision,
       era: modern ? "modern" : "legacy",
       clientCapabilities,

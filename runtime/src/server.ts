@@ -82,6 +82,8 @@ export const LOGGING_LEVELS: readonly LoggingLevel[] = ["debug", "info", "notice
  * requests for a legacy peer, and to the modern form for a 2026-07-28 peer.
  */
 export interface RequestContext {
+  /** The server handling the request (e.g. to announce changes with `server.notifyToolsListChanged()`). */
+  server: McpServer;
   /** The revision in force for this request (negotiated at `initialize`, or named in the request's `_meta`). */
   revision: Revision;
   era: Era;
@@ -118,6 +120,8 @@ export interface RequestContext {
 }
 
 export interface ToolDefinition<Args = Record<string, unknown>> {
+  /** Revisions in which it exists (listed and callable); default every revision the server serves. */
+  revisions?: readonly Revision[];
   name: string;
   title?: string;
   description?: string;
@@ -136,6 +140,8 @@ export interface ToolDefinition<Args = Record<string, unknown>> {
 }
 
 export interface ResourceDefinition {
+  /** Revisions in which it exists (listed and callable); default every revision the server serves. */
+  revisions?: readonly Revision[];
   uri: string;
   name: string;
   title?: string;
@@ -149,6 +155,8 @@ export interface ResourceDefinition {
 }
 
 export interface ResourceTemplateDefinition {
+  /** Revisions in which it exists (listed and callable); default every revision the server serves. */
+  revisions?: readonly Revision[];
   /** RFC 6570 URI template, e.g. `test://template/{id}/data`. */
   uriTemplate: string;
   name: string;
@@ -164,6 +172,8 @@ export interface ResourceTemplateDefinition {
 }
 
 export interface PromptDefinition<Args = Record<string, string>> {
+  /** Revisions in which it exists (listed and callable); default every revision the server serves. */
+  revisions?: readonly Revision[];
   name: string;
   title?: string;
   description?: string;
@@ -444,7 +454,7 @@ export class McpServer {
   }
 
   listTools(revision: Revision, params?: Record<string, unknown>): Record<string, unknown> {
-    const all = [...this.tools.values()].map((t) => {
+    const all = [...this.tools.values()].filter((t) => !t.revisions || t.revisions.includes(revision)).map((t) => {
       let outputSchema = t.outputSchema;
       // An outputSchema whose values are not objects cannot be honoured where structuredContent must be an object.
       if (outputSchema && structuredContentMustBeObject(revision) && outputSchema.type !== "object") outputSchema = undefined;
@@ -455,7 +465,7 @@ export class McpServer {
   }
 
   listResources(revision: Revision, params?: Record<string, unknown>): Record<string, unknown> {
-    const all = [...this.resources.values()].map((r) =>
+    const all = [...this.resources.values()].filter((r) => !r.revisions || r.revisions.includes(revision)).map((r) =>
       conform(revision, "Resource", { uri: r.uri, name: r.name, title: r.title, description: r.description, mimeType: r.mimeType, size: r.size, annotations: r.annotations, icons: r.icons, _meta: r._meta }),
     );
     const { items, nextCursor } = this.page("resources", all, params, revision);
@@ -463,7 +473,7 @@ export class McpServer {
   }
 
   listResourceTemplates(revision: Revision, params?: Record<string, unknown>): Record<string, unknown> {
-    const all = this.templates.map(({ def: t }) =>
+    const all = this.templates.filter(({ def: t }) => !t.revisions || t.revisions.includes(revision)).map(({ def: t }) =>
       conform(revision, "ResourceTemplate", { uriTemplate: t.uriTemplate, name: t.name, title: t.title, description: t.description, mimeType: t.mimeType, annotations: t.annotations, icons: t.icons, _meta: t._meta }),
     );
     const { items, nextCursor } = this.page("templates", all, params, revision);
@@ -471,7 +481,7 @@ export class McpServer {
   }
 
   listPrompts(revision: Revision, params?: Record<string, unknown>): Record<string, unknown> {
-    const all = [...this.prompts.values()].map((p) =>
+    const all = [...this.prompts.values()].filter((p) => !p.revisions || p.revisions.includes(revision)).map((p) =>
       conform(revision, "Prompt", { name: p.name, title: p.title, description: p.description, arguments: p.arguments?.map((a) => conform(revision, "PromptArgument", { ...a })), icons: p.icons, _meta: p._meta }),
     );
     const { items, nextCursor } = this.page("prompts", all, params, revision);
@@ -482,7 +492,8 @@ export class McpServer {
 
   async callTool(revision: Revision, params: Record<string, unknown>, ctx: RequestContext): Promise<Record<string, unknown>> {
     const name = params.name as string;
-    const tool = this.tools.get(name);
+    const found = this.tools.get(name);
+    const tool = found && (!found.revisions || found.revisions.includes(revision)) ? found : undefined;
     // Unknown tool: a protocol error in every revision. spec/2025-11-25/server/tools.mdx#error-handling
     if (!tool) throw new McpError(errorCode(revision, "INVALID_PARAMS")!, `Unknown tool: ${name}`);
     const args = (params.arguments ?? {}) as Record<string, unknown>;
@@ -535,9 +546,11 @@ export class McpServer {
   async readResource(revision: Revision, params: Record<string, unknown>, ctx: RequestContext): Promise<Record<string, unknown>> {
     const uri = params.uri as string;
     try {
-      const direct = this.resources.get(uri);
+      const found = this.resources.get(uri);
+      const direct = found && (!found.revisions || found.revisions.includes(revision)) ? found : undefined;
       if (direct) return this.checkContents(revision, uri, await direct.read(uri, ctx));
       for (const { def, template } of this.templates) {
+        if (def.revisions && !def.revisions.includes(revision)) continue;
         const vars = template.match(uri);
         if (vars) return this.checkContents(revision, uri, await def.read(uri, vars, ctx));
       }
@@ -563,7 +576,8 @@ export class McpServer {
 
   async getPrompt(revision: Revision, params: Record<string, unknown>, ctx: RequestContext): Promise<Record<string, unknown>> {
     const name = params.name as string;
-    const prompt = this.prompts.get(name);
+    const found = this.prompts.get(name);
+    const prompt = found && (!found.revisions || found.revisions.includes(revision)) ? found : undefined;
     const invalid = errorCode(revision, "INVALID_PARAMS")!;
     if (!prompt) throw new McpError(invalid, `Unknown prompt: ${name}`);
     const args = (params.arguments ?? {}) as Record<string, string>;

@@ -134,10 +134,12 @@ describe.each(ALL)("revision %s over stdio", (revision) => {
     }
   });
 
-  it("unknown tool is -32602", async () => {
+  it("unknown tool is -32602 (and a tool limited to other revisions is unknown here)", async () => {
     const { client } = await connect(revision);
     const e = await rejects(client.callTool("no_such_tool", {}));
     expect(e.code).toBe(-32602);
+    if (modern) expect((await client.callTool("modern_only", {})).content).toEqual([{ type: "text", text: "modern" }]);
+    else expect((await rejects(client.callTool("modern_only", {}))).code).toBe(-32602);
   });
 
   it("invalid tool arguments: protocol error up to 2025-06-18, isError result from 2025-11-25", async () => {
@@ -212,7 +214,7 @@ describe.each(ALL)("revision %s over stdio", (revision) => {
       names.push(...(page.tools as any[]).map((t) => t.name));
       cursor = page.nextCursor as string | undefined;
     } while (cursor);
-    expect(names).toEqual(["echo", "length", "noisy", "slow", "throws", "add", "bad_output", "progress", "logs", "ask", "meta", "ask_many", "unserializable", "touch"]);
+    expect(names).toEqual(["echo", "length", "noisy", "slow", "throws", "add", "bad_output", "progress", "logs", "ask", "meta", "ask_many", "unserializable", "touch", ...(rules.isModern(revision) ? ["modern_only"] : [])]);
     expect((await rejects(client.listTools({ cursor: "not-a-cursor" }))).code).toBe(-32602);
   });
 
@@ -472,10 +474,14 @@ describe("modern input requests (MRTR): spec/2026-07-28/basic/patterns/mrtr.mdx"
     expect((await rejects(other.request("tools/call", { ...params, requestState: r1.requestState }, { rawInputRequired: true }))).code).toBe(-32602);
   });
 
-  it("an invalid or missing input response is asked again; unknown keys are ignored", async () => {
+  it("a missing input response is asked again, an invalid one is -32602; unknown keys are ignored", async () => {
     const { client } = await connect(MODERN, { capabilities: caps });
-    const r = await client.request("tools/call", { name: "ask", arguments: {}, inputResponses: { "elicitation-1": 12345, "elicitation-2": { nope: true } } }, { rawInputRequired: true });
+    const r = await client.request("tools/call", { name: "ask", arguments: {}, inputResponses: { other: { action: "accept" } } }, { rawInputRequired: true });
     expect(r.resultType).toBe("input_required");
+    for (const bad of [12345, { nope: true }, { action: "accept", content: { score: 95.5 } }]) {
+      const e = await rejects(client.request("tools/call", { name: "ask", arguments: {}, inputResponses: { "elicitation-1": bad } }, { rawInputRequired: true }));
+      expect(e.code, JSON.stringify(bad)).toBe(-32602);
+    }
     const ok = await client.request("tools/call", { name: "ask", arguments: {}, inputResponses: { "elicitation-1": { action: "decline" }, extra: 1 } }, { rawInputRequired: true });
     expect((ok.content as any[])[0].text).toBe("answer: null (decline)");
     expect((await rejects(client.request("tools/call", { name: "ask", arguments: {}, inputResponses: null }, { rawInputRequired: true }))).code).toBe(-32602);
