@@ -253,6 +253,11 @@ export function conform<T extends Record<string, unknown>>(revision: Revision, d
   return (out ?? value) as T;
 }
 
+/** Whether a registration exists in `revision` (its `revisions`, default all). */
+function inRevision(def: { revisions?: readonly Revision[] }, revision: Revision): boolean {
+  return !def.revisions || def.revisions.includes(revision);
+}
+
 const RESERVED_META_PREFIX = "io.modelcontextprotocol/";
 
 /**
@@ -454,7 +459,7 @@ export class McpServer {
   }
 
   listTools(revision: Revision, params?: Record<string, unknown>): Record<string, unknown> {
-    const all = [...this.tools.values()].filter((t) => !t.revisions || t.revisions.includes(revision)).map((t) => {
+    const all = [...this.tools.values()].filter((t) => inRevision(t, revision)).map((t) => {
       let outputSchema = t.outputSchema;
       // An outputSchema whose values are not objects cannot be honoured where structuredContent must be an object.
       if (outputSchema && structuredContentMustBeObject(revision) && outputSchema.type !== "object") outputSchema = undefined;
@@ -465,7 +470,7 @@ export class McpServer {
   }
 
   listResources(revision: Revision, params?: Record<string, unknown>): Record<string, unknown> {
-    const all = [...this.resources.values()].filter((r) => !r.revisions || r.revisions.includes(revision)).map((r) =>
+    const all = [...this.resources.values()].filter((r) => inRevision(r, revision)).map((r) =>
       conform(revision, "Resource", { uri: r.uri, name: r.name, title: r.title, description: r.description, mimeType: r.mimeType, size: r.size, annotations: r.annotations, icons: r.icons, _meta: r._meta }),
     );
     const { items, nextCursor } = this.page("resources", all, params, revision);
@@ -473,7 +478,7 @@ export class McpServer {
   }
 
   listResourceTemplates(revision: Revision, params?: Record<string, unknown>): Record<string, unknown> {
-    const all = this.templates.filter(({ def: t }) => !t.revisions || t.revisions.includes(revision)).map(({ def: t }) =>
+    const all = this.templates.filter(({ def: t }) => inRevision(t, revision)).map(({ def: t }) =>
       conform(revision, "ResourceTemplate", { uriTemplate: t.uriTemplate, name: t.name, title: t.title, description: t.description, mimeType: t.mimeType, annotations: t.annotations, icons: t.icons, _meta: t._meta }),
     );
     const { items, nextCursor } = this.page("templates", all, params, revision);
@@ -481,7 +486,7 @@ export class McpServer {
   }
 
   listPrompts(revision: Revision, params?: Record<string, unknown>): Record<string, unknown> {
-    const all = [...this.prompts.values()].filter((p) => !p.revisions || p.revisions.includes(revision)).map((p) =>
+    const all = [...this.prompts.values()].filter((p) => inRevision(p, revision)).map((p) =>
       conform(revision, "Prompt", { name: p.name, title: p.title, description: p.description, arguments: p.arguments?.map((a) => conform(revision, "PromptArgument", { ...a })), icons: p.icons, _meta: p._meta }),
     );
     const { items, nextCursor } = this.page("prompts", all, params, revision);
@@ -493,7 +498,7 @@ export class McpServer {
   async callTool(revision: Revision, params: Record<string, unknown>, ctx: RequestContext): Promise<Record<string, unknown>> {
     const name = params.name as string;
     const found = this.tools.get(name);
-    const tool = found && (!found.revisions || found.revisions.includes(revision)) ? found : undefined;
+    const tool = found && inRevision(found, revision) ? found : undefined;
     // Unknown tool: a protocol error in every revision. spec/2025-11-25/server/tools.mdx#error-handling
     if (!tool) throw new McpError(errorCode(revision, "INVALID_PARAMS")!, `Unknown tool: ${name}`);
     const args = (params.arguments ?? {}) as Record<string, unknown>;
@@ -547,10 +552,10 @@ export class McpServer {
     const uri = params.uri as string;
     try {
       const found = this.resources.get(uri);
-      const direct = found && (!found.revisions || found.revisions.includes(revision)) ? found : undefined;
+      const direct = found && inRevision(found, revision) ? found : undefined;
       if (direct) return this.checkContents(revision, uri, await direct.read(uri, ctx));
       for (const { def, template } of this.templates) {
-        if (def.revisions && !def.revisions.includes(revision)) continue;
+        if (!inRevision(def, revision)) continue;
         const vars = template.match(uri);
         if (vars) return this.checkContents(revision, uri, await def.read(uri, vars, ctx));
       }
@@ -577,7 +582,7 @@ export class McpServer {
   async getPrompt(revision: Revision, params: Record<string, unknown>, ctx: RequestContext): Promise<Record<string, unknown>> {
     const name = params.name as string;
     const found = this.prompts.get(name);
-    const prompt = found && (!found.revisions || found.revisions.includes(revision)) ? found : undefined;
+    const prompt = found && inRevision(found, revision) ? found : undefined;
     const invalid = errorCode(revision, "INVALID_PARAMS")!;
     if (!prompt) throw new McpError(invalid, `Unknown prompt: ${name}`);
     const args = (params.arguments ?? {}) as Record<string, string>;
