@@ -24,8 +24,16 @@ async function readSource(from: string, file: string): Promise<{ data: Buffer; u
   return { data: readFileSync(path), url: `file:${path}` };
 }
 
-export async function addRevision(revision: string, from: string, options: { schemasDir: string; outDir: string }): Promise<string> {
+/**
+ * `from`: a directory or base URL holding the two files. `url`: the pinned upstream base URL recorded in the manifest,
+ * where `schemas sync` downloads the files on a machine without a mirror; it defaults to `from` when that is a URL, and
+ * is required when `from` is a directory (a local path is no place for another machine to download from).
+ */
+export async function addRevision(revision: string, from: string, options: { schemasDir: string; outDir: string; url?: string }): Promise<string> {
   if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(revision)) throw new SchemaError(`invalid revision id ${JSON.stringify(revision)}`);
+  const upstream = (options.url ?? (/^https?:\/\//.test(from) ? from : undefined))?.replace(/\/$/, "");
+  if (!upstream) throw new SchemaError(`${from} is a directory: pass --url <base URL> where the revision's schema.ts and schema.json are published, so 'schemas sync' can fetch them`);
+  if (!/^https?:\/\//.test(upstream)) throw new SchemaError(`--url must be an http(s) URL, got ${JSON.stringify(upstream)}`);
   const manifestPath = join(options.schemasDir, "manifest.json");
   const manifest: Manifest = loadManifest(manifestPath);
   if (manifest.revisions.some((r) => r.id === revision)) throw new SchemaError(`revision ${revision} is already in ${manifestPath}`);
@@ -40,8 +48,8 @@ export async function addRevision(revision: string, from: string, options: { sch
   const previous = manifest.revisions[manifest.revisions.length - 1]?.id;
   const files = Object.fromEntries(
     SCHEMA_FILES.map((f) => {
-      const { data, url } = f === "schema.ts" ? ts : json;
-      return [f, { url, sha256: sha256(data), bytes: data.length }];
+      const { data } = f === "schema.ts" ? ts : json;
+      return [f, { url: `${upstream}/${f}`, sha256: sha256(data), bytes: data.length }];
     }),
   ) as Manifest["revisions"][number]["files"];
   const updated: Manifest = { ...manifest, revisions: [...manifest.revisions, { id: revision, era, files }] };

@@ -69,17 +69,18 @@ export function buildProgram(): Command {
     .command("add <revision>")
     .description("add a new revision (era inferred from the schema), regenerate, and print the rule diff against the previous revision")
     .requiredOption("--from <dir|url>", "directory or base URL holding schema.ts and schema.json of the revision")
+    .option("--url <base-url>", "pinned upstream base URL recorded in the manifest (default: --from when it is a URL; required when --from is a directory)")
     .option("--schemas <dir>", "schemas directory (with manifest.json)", join(PROJECT_ROOT, "schemas"))
     .option("--out <dir>", "output directory", join(PROJECT_ROOT, "out"))
-    .action(async (revision: string, opts: { from: string; schemas: string; out: string }) => {
+    .action(async (revision: string, opts: { from: string; url?: string; schemas: string; out: string }) => {
       const { addRevision } = await import("./add.js");
-      process.stdout.write((await addRevision(revision, opts.from, { schemasDir: opts.schemas, outDir: opts.out })) + "\n");
+      process.stdout.write((await addRevision(revision, opts.from, { schemasDir: opts.schemas, outDir: opts.out, url: opts.url })) + "\n");
     });
 
   const rules = program.command("rules").description("read the generated revision rules");
   rules
     .command("diff <from> <to>")
-    .description("print what changed between two revisions: methods, notifications, error codes, capabilities, definitions")
+    .description("print what changed between two revisions: requests, input requests, notifications, error codes, capabilities, _meta keys, cacheable and input_required methods, prose rules, definitions and fields")
     .option("--out <dir>", "generated output directory", join(PROJECT_ROOT, "out"))
     .action(async (from: string, to: string, opts: { out: string }) => {
       const { diffRules, formatDiff } = await import("./diff.js");

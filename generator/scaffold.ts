@@ -115,7 +115,7 @@ export function resolveOptions(dirArg: string | undefined, opts: ScaffoldOptions
     transport,
     revisions,
     name,
-    description: opts.description ?? `An MCP server scaffolded by create-mcp-server (${template} template)`,
+    description: opts.description ?? defaultDescription(template),
     install: opts.install ?? true,
     force: opts.force ?? false,
     runtime: opts.runtime,
@@ -372,6 +372,11 @@ const defaultIo = (): Io => ({
   tty: Boolean(process.stdout.isTTY && process.stdin.isTTY),
 });
 
+/** The description a project gets when none is given, with or without questions. */
+function defaultDescription(template: string): string {
+  return `An MCP server scaffolded by create-mcp-server (${template} template)`;
+}
+
 /** Questions, asked only on a terminal, never in CI or with --yes, and only for what the flags left open. */
 async function ask(dirArg: string | undefined, opts: ScaffoldOptions): Promise<{ dir: string | undefined; opts: ScaffoldOptions }> {
   const { input, select, confirm } = await import("@inquirer/prompts");
@@ -382,13 +387,13 @@ async function ask(dirArg: string | undefined, opts: ScaffoldOptions): Promise<{
     const fallback = basename(resolve(dir));
     next.name = await input({ message: "Package name:", default: validatePackageName(fallback).length ? "my-mcp-server" : fallback, validate: (v) => validatePackageName(v).join("; ") || true });
   }
-  if (next.description === undefined) next.description = await input({ message: "Description:", default: "An MCP server" });
   if (!next.template) {
     next.template = await select({
       message: "Template:",
       choices: listTemplates().map((t) => ({ value: t, name: t, description: t === "everything" ? "the fixture of the official conformance suite: every feature" : t === "basic" ? "echo, a structured tool, a resource, a template and a prompt" : undefined })),
     });
   }
+  if (next.description === undefined) next.description = await input({ message: "Description:", default: defaultDescription(next.template ?? "basic") });
   if (!next.transport) {
     next.transport = await select({
       message: "Transport:",

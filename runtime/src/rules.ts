@@ -34,7 +34,7 @@ function lazyLoader<T>(file: string): (revision: Revision) => T | Promise<T> {
     if (ready) return ready;
     let pending = loading.get(revision);
     if (!pending) {
-      pending = import(`../../out/${revision}/${file}`).then((m: T) => {
+      pending = import(/* @vite-ignore */ `../../out/${revision}/${file}`).then((m: T) => {
         loaded.set(revision, m);
         return m;
       });

@@ -147,7 +147,12 @@ describe("adding a revision is one command", () => {
   it("adds ../shared/schemas/draft as a sixth revision with no code change, and prints the rule diff", async () => {
     const s = schemasCopy("add");
     const out = join(tmp, "out-add");
-    const r = await cli(["schemas", "add", "draft", "--from", join(MIRROR, "draft"), "--schemas", s, "--out", out]);
+    // A directory is no place for another machine to download from: the upstream URL is required with it.
+    const refused = await cli(["schemas", "add", "draft", "--from", join(MIRROR, "draft"), "--schemas", s, "--out", out]);
+    expect(refused.status).toBe(1);
+    expect(refused.stderr).toMatch(/pass --url/);
+    const upstream = JSON.parse(readFileSync(join(MIRROR, "MANIFEST.json"), "utf8")).revisions.draft["schema.ts"].url.replace(/\/schema\.ts$/, "");
+    const r = await cli(["schemas", "add", "draft", "--from", join(MIRROR, "draft"), "--url", upstream, "--schemas", s, "--out", out]);
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toContain("added draft (era modern)");
     expect(r.stdout).toContain("rules diff 2026-07-28 → draft");
@@ -160,6 +165,12 @@ describe("adding a revision is one command", () => {
     const manifest = JSON.parse(readFileSync(join(s, "manifest.json"), "utf8"));
     expect(manifest.revisions.at(-1)).toMatchObject({ id: "draft", era: "modern" });
     expect(manifest.revisions.at(-1).files["schema.ts"].sha256).toBe(sha256(readFileSync(join(MIRROR, "draft", "schema.ts"))));
+    expect(manifest.revisions.at(-1).files["schema.json"].url).toBe(`${upstream}/schema.json`);
+    // A clean checkout can sync the added revision from a mirror, verified against the recorded hashes.
+    rmSync(join(s, "draft"), { recursive: true });
+    const sync = await cli(["schemas", "sync", "--schemas", s, "--mirror", MIRROR]);
+    expect(sync.status, sync.stderr).toBe(0);
+    expect(sync.stdout).toContain("2 written");
   });
 });
 

@@ -147,6 +147,10 @@ async function schemaTypes(schema, name) {
 }
 
 // ---- validators ----
+function plural(n, word) {
+  return `${n} ${word}${n === 1 ? "" : "s"}`;
+}
+
 function validatorSource(schema) {
   const draft07 = typeof schema.$schema === "string" && /draft-07/.test(schema.$schema);
   const options = { strict: false, allErrors: false, code: { source: true, esm: true, lines: false, optimize: true } };
@@ -198,7 +202,7 @@ async function build(m) {
     handlers.push(
       "",
       `export type { ${P}Args${t.outputSchema ? `, ${P}Result` : ""} };`,
-      `/** Tool \`${t.name}\`${t.description ? `: ${t.description.replace(/\*\//g, "* /")}` : ""} Implement it in src/tools/${f}.ts as \`export const handler: ${P}Tool\`. */`,
+      `/** Tool \`${t.name}\`${t.description ? `: ${t.description.replace(/\*\//g, "* /").replace(/[.!?]?$/, ".")}` : "."} Implement it in src/tools/${f}.ts as \`export const handler: ${P}Tool\`. */`,
       `export type ${P}Tool = (args: ${P}Args, ctx: RequestContext) => Awaitable<${t.outputSchema ? `StructuredToolResult<${P}Result>` : "ToolResult"}>;`,
     );
     const id = `tool_${camel(t.name)}`;
@@ -456,7 +460,7 @@ async function main() {
   mkdirSync(OUT, { recursive: true });
   writeFileSync(stampPath, `${inputs}\n${outputs}\n`);
   process.stdout.write(
-    `generated/: ${files.size} files from mcp.json (${m.tools.length} tools, ${m.prompts.length} prompts, ${m.resources.length + m.resourceTemplates.length} resources), ` +
+    `generated/: ${files.size} files from mcp.json (${plural(m.tools.length, "tool")}, ${plural(m.prompts.length, "prompt")}, ${plural(m.resources.length + m.resourceTemplates.length, "resource")}), ` +
       `${changed} written, ${removed} removed, sha256 ${outputs.slice(0, 12)}, ${(performance.now() - t0).toFixed(0)} ms\n`,
   );
 }
