@@ -9,7 +9,7 @@
  * Legacy (handshake) era: spec/2025-11-25/basic/lifecycle.mdx
  * Modern (stateless) era:  spec/2026-07-28/basic/versioning.mdx, spec/2026-07-28/basic/index.mdx#statelessness
  */
-import type { LoggingLevel } from "../../out/latest.js";
+import type { CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult, ListRootsResult, LoggingLevel } from "../../out/latest.js";
 import { classify, McpError, type JsonRpcMessage, type JsonRpcRequest, type JsonRpcResponse, type RequestId } from "./jsonrpc.js";
 import {
   type Revision,
@@ -449,7 +449,7 @@ export class Connection {
 
   // ---- dispatch ----
 
-  private async dispatch(
+  private dispatch(
     revision: Revision,
     req: JsonRpcRequest,
     sink: Sink,
@@ -457,9 +457,8 @@ export class Connection {
     clientInfo: Record<string, unknown> | undefined,
     meta: Record<string, unknown> | undefined,
     admit: () => void,
-  ): Promise<void> {
+  ): Promise<void> | void {
     const method = req.method;
-    const modern = isModern(revision);
     // Unknown to this revision, or removed from it (initialize, ping, logging/setLevel, resources/subscribe … to a modern peer): -32601.
     if (methodKind(revision, method) !== "request" || !methodFlows(revision, method, "client→server") || !this.served(revision, method)) {
       return sink.send(this.errorResponse(req.id, errorCode(revision, "METHOD_NOT_FOUND")!, `Method not found: ${method}`, undefined, revision));
@@ -468,7 +467,25 @@ export class Connection {
       return sink.send(this.errorResponse(req.id, errorCode(revision, "INVALID_REQUEST")!, `Invalid Request: id ${JSON.stringify(req.id)} is already in use`, undefined, revision));
     }
     const loaded = validatorsFor(revision);
-    const validators: DispatchValidators = loaded instanceof Promise ? await loaded : loaded;
+    if (loaded instanceof Promise) return loaded.then((v) => this.dispatchWith(v, revision, req, sink, clientCapabilities, clientInfo, meta, admit));
+    return this.dispatchWith(loaded, revision, req, sink, clientCapabilities, clientInfo, meta, admit);
+  }
+
+  /**
+   * Validate, run the handler and answer. Written without async frames: a suspended async function keeps all of its
+   * locals alive, and this is the path every request takes (allocation per request drives peak RSS under load).
+   */
+  private dispatchWith(
+    validators: DispatchValidators,
+    revision: Revision,
+    req: JsonRpcRequest,
+    sink: Sink,
+    clientCapabilities: Record<string, unknown>,
+    clientInfo: Record<string, unknown> | undefined,
+    meta: Record<string, unknown> | undefined,
+    admit: () => void,
+  ): Promise<void> | void {
+    const method = req.method;
     const validate = validators.clientRequestValidators[method];
     // inputResponses entries are validated when a handler uses them; unknown ones are ignored (spec/2026-07-28/basic/patterns/mrtr.mdx#error-handling).
     const checked = isObject(req.params?.inputResponses) ? { ...req, params: { ...req.params, inputResponses: {} } } : req;
@@ -490,31 +507,54 @@ export class Connection {
     const ctx = this.context(revision, req, sink, clientCapabilities, clientInfo, meta, flight, mrtr ? validators : undefined);
     // Admitted: the next message may be routed while this handler runs.
     admit();
-    let response: JsonRpcResponse;
+    let run: Record<string, unknown> | Promise<Record<string, unknown>>;
     try {
-      let result: Record<string, unknown>;
-      let failed = false;
-      let failure: unknown;
-      try {
-        result = await this.invoke(revision, method, params, ctx, sink);
-      } catch (err) {
-        failed = true;
-        failure = err;
-        result = {};
-      }
+      run = this.invoke(revision, method, params, ctx, sink);
+    } catch (err) {
+      return this.settle(revision, req.id, method, params, flight, sink, undefined, true, err);
+    }
+    if (run instanceof Promise) {
+      return run.then(
+        (result) => this.settle(revision, req.id, method, params, flight, sink, result, false, undefined),
+        (err) => this.settle(revision, req.id, method, params, flight, sink, undefined, true, err),
+      );
+    }
+    return this.settle(revision, req.id, method, params, flight, sink, run, false, undefined);
+  }
+
+  /** Encode a handler's outcome for `revision` and answer (nothing after a cancellation). */
+  private settle(
+    revision: Revision,
+    id: RequestId,
+    method: string,
+    params: Record<string, unknown>,
+    flight: InFlight,
+    sink: Sink,
+    result: Record<string, unknown> | undefined,
+    failed: boolean,
+    failure: unknown,
+  ): Promise<void> | void {
+    try {
       // A run that asked for input the client has not given answers input_required, unless it failed for a reason of
       // its own (a missing client capability is -32021: the request cannot proceed whatever the answers).
       const ownFailure = failed && (failure instanceof MissingCapabilityError || failure instanceof McpError);
       if (flight.round?.asked.size && !ownFailure) result = this.inputRequired(method, params, flight.round);
       else if (failed) throw failure;
-      const encoded = this.server.encodeResult(revision, method, result);
-      if (this.server.validateResults) await this.checkResult(revision, method, encoded);
-      response = { jsonrpc: "2.0", id: req.id, result: encoded };
+      const encoded = this.server.encodeResult(revision, method, result!);
+      if (this.server.validateResults) {
+        return this.checkResult(revision, method, encoded).then(
+          () => this.answer(id, flight, sink, { jsonrpc: "2.0", id, result: encoded }),
+          (err) => this.answer(id, flight, sink, this.errorFor(revision, id, err)),
+        );
+      }
+      return this.answer(id, flight, sink, { jsonrpc: "2.0", id, result: encoded });
     } catch (err) {
-      response = this.errorFor(revision, req.id, err);
-    } finally {
-      this.inFlight.delete(req.id);
+      return this.answer(id, flight, sink, this.errorFor(revision, id, err));
     }
+  }
+
+  private answer(id: RequestId, flight: InFlight, sink: Sink, response: JsonRpcResponse): void {
+    this.inFlight.delete(id);
     // After a cancellation, no response. spec/2025-11-25/basic/utilities/cancellation.mdx
     if (flight.cancelled) return;
     sink.send(response);
@@ -664,48 +704,30 @@ export class Connection {
     flight: InFlight,
     mrtrValidators?: DispatchValidators,
   ): RequestContext {
-    const modern = isModern(revision);
-    const token = isObject(req.params?._meta) ? (req.params!._meta as Record<string, unknown>).progressToken : undefined;
-    let lastProgress = -Infinity;
-    const notify = (method: string, params: Record<string, unknown>) => {
-      if (flight.aborted) return; // nothing more for a cancelled request
-      this.notify(revision, method, params, sink, req.id);
-    };
-    const ask = (method: string, capability: string, params: Record<string, unknown> | undefined, options?: AskOptions) => {
-      if (!hasMethod(revision, method) || !isObject(clientCapabilities[capability])) return Promise.reject(new MissingCapabilityError({ [capability]: {} }));
-      if (serverMaySendRequests(revision)) return this.askClient(revision, method, params, sink, flight.signal);
-      if (!mrtrValidators) return Promise.reject(new McpError(errorCode(revision, "INTERNAL_ERROR")!, `${method}: ${req.method} cannot ask the client for input in ${revision}`));
-      const round = (flight.round ??= this.inputRound(revision, req.method, req.params ?? {}, mrtrValidators));
-      return this.askModern(round, method, capability, params, options);
-    };
-    return {
-      server: this.server,
-      revision,
-      era: modern ? "modern" : "legacy",
-      clientCapabilities,
-      clientInfo: clientInfo as RequestContext["clientInfo"],
-      requestId: req.id,
-      get signal() {
-        return flight.signal;
-      },
-      progress: (progress, total, message) => {
-        if (token === undefined || !(progress > lastProgress)) return;
-        lastProgress = progress;
-        const params: Record<string, unknown> = { progressToken: token, progress };
-        if (total !== undefined) params.total = total;
-        if (message !== undefined && (hasField(revision, "ProgressNotificationParams", "message") || hasField(revision, "ProgressNotification", "params.message"))) params.message = message;
-        notify("notifications/progress", params);
-      },
-      log: (level, data, logger) => {
-        const threshold = modern ? (meta?.[META_LOG_LEVEL] as string | undefined) : this.server.options.logging ? (this.session?.logLevel ?? this.server.options.defaultLogLevel) : undefined;
-        // Modern: no log notification unless this request set a level. spec/2026-07-28/server/utilities/logging.mdx
-        if (threshold === undefined || levelRank(threshold) < 0 || levelRank(level) < levelRank(threshold)) return;
-        notify("notifications/message", logger === undefined ? { level, data } : { level, logger, data });
-      },
-      elicit: (params, options) => ask("elicitation/create", "elicitation", params as unknown as Record<string, unknown>, options) as never,
-      sample: (params, options) => ask("sampling/createMessage", "sampling", params as unknown as Record<string, unknown>, options) as never,
-      listRoots: (options) => ask("roots/list", "roots", undefined, options) as never,
-    };
+    return new HandlerContext(this, revision, req, sink, clientCapabilities, clientInfo, meta, flight, mrtrValidators);
+  }
+
+  /** `ctx.elicit/sample/listRoots`: a legacy server→client request, or a modern MRTR ask. */
+  ask(ctx: HandlerContext, method: string, capability: string, params: Record<string, unknown> | undefined, options?: AskOptions): Promise<Record<string, unknown>> {
+    const { revision, req, flight } = ctx;
+    if (!hasMethod(revision, method) || !isObject(ctx.clientCapabilities[capability])) return Promise.reject(new MissingCapabilityError({ [capability]: {} }));
+    if (serverMaySendRequests(revision)) return this.askClient(revision, method, params, ctx.sink, flight.signal);
+    const validators = ctx.mrtrValidators;
+    if (!validators) return Promise.reject(new McpError(errorCode(revision, "INTERNAL_ERROR")!, `${method}: ${req.method} cannot ask the client for input in ${revision}`));
+    const round = (flight.round ??= this.inputRound(revision, req.method, req.params ?? {}, validators));
+    return this.askModern(round, method, capability, params, options);
+  }
+
+  /** A notification on behalf of a request: nothing more once it was cancelled. */
+  notifyFor(ctx: HandlerContext, method: string, params: Record<string, unknown>): void {
+    if (ctx.flight.aborted) return;
+    this.notify(ctx.revision, method, params, ctx.sink, ctx.req.id);
+  }
+
+  /** The level at or above which `ctx.log` sends: the session's (legacy) or this request's `_meta` (modern); undefined: none. */
+  logThreshold(ctx: HandlerContext): string | undefined {
+    if (isModern(ctx.revision)) return ctx.meta?.[META_LOG_LEVEL] as string | undefined;
+    return this.server.options.logging ? (this.session?.logLevel ?? this.server.options.defaultLogLevel) : undefined;
   }
 
   /** Send a server notification for `revision`, holding non-logging ones until a legacy session is initialized. */
@@ -808,5 +830,69 @@ export class Connection {
         // Notifications never get a response, even unknown ones.
         return;
     }
+  }
+}
+
+/**
+ * The context a handler receives (RequestContext). A class rather than an object of closures: one is made for every
+ * request. Call its methods on the context (`ctx.log(...)`), as they use `this`.
+ */
+class HandlerContext implements RequestContext {
+  readonly server: McpServer;
+  readonly era: "legacy" | "modern";
+  readonly requestId: RequestId;
+  private lastProgress = -Infinity;
+
+  constructor(
+    private readonly connection: Connection,
+    readonly revision: Revision,
+    readonly req: JsonRpcRequest,
+    readonly sink: Sink,
+    readonly clientCapabilities: Record<string, unknown>,
+    clientInfo: Record<string, unknown> | undefined,
+    readonly meta: Record<string, unknown> | undefined,
+    readonly flight: InFlight,
+    readonly mrtrValidators: DispatchValidators | undefined,
+  ) {
+    this.server = connection.server;
+    this.era = isModern(revision) ? "modern" : "legacy";
+    this.requestId = req.id;
+    if (clientInfo) this.clientInfo = clientInfo as unknown as RequestContext["clientInfo"];
+  }
+
+  clientInfo?: RequestContext["clientInfo"];
+
+  get signal(): AbortSignal {
+    return this.flight.signal;
+  }
+
+  progress(progress: number, total?: number, message?: string): void {
+    const token = isObject(this.req.params?._meta) ? (this.req.params!._meta as Record<string, unknown>).progressToken : undefined;
+    if (token === undefined || !(progress > this.lastProgress)) return;
+    this.lastProgress = progress;
+    const params: Record<string, unknown> = { progressToken: token, progress };
+    if (total !== undefined) params.total = total;
+    const r = this.revision;
+    if (message !== undefined && (hasField(r, "ProgressNotificationParams", "message") || hasField(r, "ProgressNotification", "params.message"))) params.message = message;
+    this.connection.notifyFor(this, "notifications/progress", params);
+  }
+
+  log(level: LoggingLevel, data: unknown, logger?: string): void {
+    const threshold = this.connection.logThreshold(this);
+    // Modern: no log notification unless this request set a level. spec/2026-07-28/server/utilities/logging.mdx
+    if (threshold === undefined || levelRank(threshold) < 0 || levelRank(level) < levelRank(threshold)) return;
+    this.connection.notifyFor(this, "notifications/message", logger === undefined ? { level, data } : { level, logger, data });
+  }
+
+  elicit(params: ElicitRequestParams, options?: AskOptions): Promise<ElicitResult> {
+    return this.connection.ask(this, "elicitation/create", "elicitation", params as unknown as Record<string, unknown>, options) as unknown as Promise<ElicitResult>;
+  }
+
+  sample(params: CreateMessageRequestParams, options?: AskOptions): Promise<CreateMessageResult> {
+    return this.connection.ask(this, "sampling/createMessage", "sampling", params as unknown as Record<string, unknown>, options) as unknown as Promise<CreateMessageResult>;
+  }
+
+  listRoots(options?: AskOptions): Promise<ListRootsResult> {
+    return this.connection.ask(this, "roots/list", "roots", undefined, options) as unknown as Promise<ListRootsResult>;
   }
 }

@@ -495,7 +495,7 @@ export class McpServer {
 
   // ---- tools/call ----
 
-  async callTool(revision: Revision, params: Record<string, unknown>, ctx: RequestContext): Promise<Record<string, unknown>> {
+  callTool(revision: Revision, params: Record<string, unknown>, ctx: RequestContext): Record<string, unknown> | Promise<Record<string, unknown>> {
     const name = params.name as string;
     const found = this.tools.get(name);
     const tool = found && inRevision(found, revision) ? found : undefined;
@@ -509,18 +509,28 @@ export class McpServer {
       if (toolInputErrorsAsResult(revision)) return { content: [{ type: "text", text: message }], isError: true };
       throw new McpError(errorCode(revision, "INVALID_PARAMS")!, message);
     }
-    let result: ToolResult;
+    // No async frame here: this runs for every tools/call (see Connection.dispatchWith).
+    let out: ToolResult | Promise<ToolResult>;
     try {
-      result = await tool.handler(args, ctx);
+      out = tool.handler(args, ctx);
     } catch (err) {
-      if (err instanceof McpError || (err as Error)?.name === "InputRequiredSignal") throw err;
-      // Modern: a missing client capability is -32021 with data.requiredCapabilities. Legacy has no such code: the result says it.
-      if (err instanceof MissingCapabilityError && isModern(revision)) throw err;
-      // A tool that fails reports it in its result, so the model can see it. spec/2025-11-25/server/tools.mdx#error-handling
-      return { content: [{ type: "text", text: err instanceof Error ? err.message : String(err) }], isError: true };
+      return this.toolFailure(revision, err);
     }
+    if (out instanceof Promise) return out.then((r) => this.toolSuccess(revision, tool, r), (err) => this.toolFailure(revision, err));
+    return this.toolSuccess(revision, tool, out);
+  }
+
+  /** A tool that fails reports it in its result, so the model can see it (spec/2025-11-25/server/tools.mdx#error-handling); protocol errors pass. */
+  private toolFailure(revision: Revision, err: unknown): Record<string, unknown> {
+    if (err instanceof McpError || (err as Error)?.name === "InputRequiredSignal") throw err;
+    // Modern: a missing client capability is -32021 with data.requiredCapabilities. Legacy has no such code: the result says it.
+    if (err instanceof MissingCapabilityError && isModern(revision)) throw err;
+    return { content: [{ type: "text", text: err instanceof Error ? err.message : String(err) }], isError: true };
+  }
+
+  private toolSuccess(revision: Revision, tool: CompiledTool, result: ToolResult): Record<string, unknown> {
     if (!isPlainObject(result) || !Array.isArray(result.content)) {
-      throw new McpError(errorCode(revision, "INTERNAL_ERROR")!, `tool ${name} returned no content array`);
+      throw new McpError(errorCode(revision, "INTERNAL_ERROR")!, `tool ${tool.name} returned no content array`);
     }
     return this.encodeToolResult(revision, tool, result);
   }
