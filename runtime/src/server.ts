@@ -80,6 +80,8 @@ export const LOGGING_LEVELS: readonly LoggingLevel[] = ["debug", "info", "notice
  * What every handler receives. Written once, a handler serves both eras:
  * the runtime maps `elicit`, `sample` and `listRoots` to server→client
  * requests for a legacy peer, and to the modern form for a 2026-07-28 peer.
+ * Call the methods on the context (`ctx.log(...)`): they are methods of one
+ * object per request, not free-standing functions.
  */
 export interface RequestContext {
   /** The server handling the request (e.g. to announce changes with `server.notifyToolsListChanged()`). */
