@@ -124,7 +124,11 @@ function readiness(): { ready: Promise<void>; markReady: () => void } {
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 const levelRank = (l: string) => LOGGING_LEVELS.indexOf(l as LoggingLevel);
 
-/** Required server capability (dotted path) for an inbound method, where the spec gates one. */
+/**
+ * Required server capability (dotted path) for an inbound method, where the spec gates one. The same in every
+ * revision (each feature page's "Capabilities" section, e.g. spec/2025-11-25/server/tools.mdx#capabilities); whether a
+ * revision defines the capability at all comes from the rules module (`hasCapability`).
+ */
 const CAPABILITY_FOR_METHOD: Record<string, string> = {
   "tools/list": "tools",
   "tools/call": "tools",

@@ -178,7 +178,10 @@ describe.each(ALL)("revision %s over stdio", (revision) => {
     if (modern) expect(r).toMatchObject({ resultType: "complete", cacheScope: "private" });
     const t = await valid(client, "resources/read", { uri: "test://items/7" });
     expect((t.contents as any[])[0].text).toBe('{"id":"7"}');
-    for (const uri of ["test://nope", "test://items/missing", "test://empty"]) {
+    // A resource limited to other revisions is neither listed nor readable here.
+    const listed = ((await valid(client, "resources/list")).resources as { uri: string }[]).map((x) => x.uri);
+    expect(listed.includes("test://modern-only")).toBe(modern);
+    for (const uri of ["test://nope", "test://items/missing", "test://empty", ...(modern ? [] : ["test://modern-only"])]) {
       const e = await rejects(client.readResource(uri));
       expect(e.code).toBe(modern ? -32602 : -32002);
       expect(e.code).toBe(rules.resourceNotFoundCode(revision));
@@ -214,7 +217,7 @@ describe.each(ALL)("revision %s over stdio", (revision) => {
       names.push(...(page.tools as any[]).map((t) => t.name));
       cursor = page.nextCursor as string | undefined;
     } while (cursor);
-    expect(names).toEqual(["echo", "length", "noisy", "slow", "throws", "add", "bad_output", "progress", "logs", "ask", "meta", "ask_many", "unserializable", "touch", ...(rules.isModern(revision) ? ["modern_only"] : [])]);
+    expect(names).toEqual(["echo", "length", "noisy", "slow", "throws", "add", "bad_output", "progress", "logs", "ask", "meta", "ask_many", "unserializable", "touch", ...(rules.isModern(revision) ? ["modern_only"] : []), "throws_later"]);
     expect((await rejects(client.listTools({ cursor: "not-a-cursor" }))).code).toBe(-32602);
   });
 
@@ -606,6 +609,15 @@ describe("robustness", () => {
     transport.child.stdin!.end();
     expect(await transport.exited).toBe(0);
     expect(performance.now() - t0).toBeLessThan(3000);
+  });
+
+  it("an asynchronous throw in a handler's timer is logged and the server keeps answering", async () => {
+    const { client, transport } = await connect(MODERN);
+    expect((await client.callTool("throws_later", {})).content).toEqual([{ type: "text", text: "scheduled" }]);
+    await waitFor(() => transport.stderr.includes("late boom"));
+    expect(transport.stderr).toMatch(/uncaught exception: Error: late boom/);
+    expect((await client.callTool("echo", { text: "alive" })).content).toEqual([{ type: "text", text: "alive" }]);
+    expect(transport.nonProtocolLines).toEqual([]);
   });
 
   it("stdout closed by the client (EPIPE): the server stops quietly instead of crashing", async () => {
