@@ -19,7 +19,7 @@
  * one it sends every request with that revision's `_meta`.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import type { JsonRpcMessage, JsonRpcRequest, JsonRpcResponse, RequestId } from "./jsonrpc.js";
+import type { JsonRpcMessage, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse, RequestId } from "./jsonrpc.js";
 import { LATEST_LEGACY, LATEST_MODERN, REVISIONS, type Revision, isModern, isRevision } from "./rules.js";
 
 /** How a client transport reports a message, with what it knows of the HTTP exchange (if any). */
@@ -71,7 +71,7 @@ export interface RequestOptions {
   /** Modern only: override the client capabilities sent with this request. */
   capabilities?: Record<string, unknown>;
   signal?: AbortSignal;
-  onNotification?: (n: JsonRpcMessage) => void;
+  onNotification?: (n: JsonRpcNotification) => void;
   /** Modern: return an input_required result as is instead of answering and retrying. */
   rawInputRequired?: boolean;
 }
@@ -80,7 +80,7 @@ interface Pending {
   resolve(r: { result: Record<string, unknown>; delivery?: Delivery }): void;
   reject(e: Error): void;
   timer: NodeJS.Timeout;
-  onNotification?: (n: JsonRpcMessage) => void;
+  onNotification?: (n: JsonRpcNotification) => void;
 }
 
 export class McpClient {
@@ -90,7 +90,7 @@ export class McpClient {
   /** The InitializeResult (legacy) or DiscoverResult (modern). */
   serverDescription?: Record<string, unknown>;
   /** Every notification received, in order. */
-  readonly notifications: JsonRpcMessage[] = [];
+  readonly notifications: JsonRpcNotification[] = [];
   /** Every server→client request received (legacy). */
   readonly serverRequests: JsonRpcRequest[] = [];
   private nextId = 0;
@@ -266,8 +266,8 @@ export class McpClient {
       return;
     }
     if ("method" in message) {
-      this.notifications.push(message);
-      for (const p of this.pending.values()) p.onNotification?.(message);
+      this.notifications.push(message as JsonRpcNotification);
+      for (const p of this.pending.values()) p.onNotification?.(message as JsonRpcNotification);
     }
   }
 

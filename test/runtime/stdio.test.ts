@@ -68,7 +68,7 @@ async function raw(lines: (string | Buffer)[], count: number, env: Record<string
   });
   for (const l of lines) t.writeRaw(typeof l === "string" ? l + "\n" : l);
   await Promise.race([done, new Promise((r) => setTimeout(r, 5000))]);
-  return { got: got as Record<string, any>[], transport: t };
+  return { got: got as any[], transport: t };
 }
 async function waitFor(condition: () => boolean, ms = 5000) {
   const end = Date.now() + ms;
