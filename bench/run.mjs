@@ -2,7 +2,7 @@
 // `npm run bench`: MCP servers side by side over stdio and Streamable HTTP, both
 // protocol eras, with ratios against a bare no-validation baseline. Not a test.
 //
-//   node bench/run.mjs [--only=bare,sdk1,...] [--quick]
+//   node bench/run.mjs [--only=bare,sdk1,...] [--sections=http/modern,...] [--quick]
 //   env: BENCH_STDIO_CALLS, BENCH_HTTP_SECONDS, BENCH_HTTP_WARMUP, BENCH_COLD_RUNS, BENCH_ROUNDS
 //
 // This machine's CPU time is noisy (consecutive identical runs differ by 2x+), so
@@ -29,6 +29,10 @@ const quick = argv.includes("--quick");
 const only = argv
   .find((a) => a.startsWith("--only="))
   ?.slice(7)
+  .split(",");
+const onlySections = argv
+  .find((a) => a.startsWith("--sections="))
+  ?.slice(11)
   .split(",");
 
 const num = (name, dflt) =>
@@ -394,6 +398,8 @@ async function runHttpSection(section, entries) {
 
 const results = [];
 for (const section of SECTIONS) {
+  if (onlySections && !onlySections.includes(`${section.transport}/${section.mode}`))
+    continue;
   const entries = [];
   for (const server of SERVERS) {
     const cmd = server[section.transport]?.[section.mode];
