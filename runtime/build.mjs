@@ -17,7 +17,13 @@ const tmp = join(here, `dist.tmp-${process.pid}`);
 const old = join(here, `dist.old-${process.pid}`);
 rmSync(tmp, { recursive: true, force: true });
 const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
-execFileSync(process.execPath, [tsc, "-p", join(here, "tsconfig.json"), "--outDir", tmp], { stdio: "inherit" });
+try {
+  execFileSync(process.execPath, [tsc, "-p", join(here, "tsconfig.json"), "--outDir", tmp], { stdio: "inherit" });
+} catch {
+  // tsc reported the errors above; leave dist/ as it was and no half-built directory behind.
+  rmSync(tmp, { recursive: true, force: true });
+  process.exit(1);
+}
 for (const revision of readdirSync(out, { withFileTypes: true }).filter((d) => d.isDirectory())) {
   const target = join(tmp, "out", revision.name);
   mkdirSync(target, { recursive: true });
