@@ -123,6 +123,24 @@ export const PROSE_RULES: ProseRule[] = [
     cite: ["spec/2025-03-26/basic/transports.mdx#session-management", "spec/2026-07-28/basic/transports/streamable-http.mdx#backward-compatibility"],
   }),
   rule({
+    name: "resumableStreams",
+    type: "boolean",
+    summary:
+      "Streamable HTTP SSE streams MAY carry event ids (unique across the session's streams) and be resumed by a GET with Last-Event-ID, replaying only the disconnected stream, from 2025-03-26 until 2025-11-25; 2026-07-28 has no resumable streams (a Last-Event-ID header is ignored).",
+    otherwise: false,
+    ranges: [{ from: "2025-03-26", until: "2025-11-25", value: true }],
+    cite: ["spec/2025-03-26/basic/transports.mdx#resumability-and-redelivery", "spec/2025-11-25/basic/transports.mdx#resumability-and-redelivery", "spec/2026-07-28/basic/transports/streamable-http.mdx#earlier-streamable-http-revisions"],
+  }),
+  rule({
+    name: "primesSseStreams",
+    type: "boolean",
+    summary:
+      "A server that starts an SSE stream for a POST SHOULD first send an event with an event id and empty data (priming the client to reconnect with Last-Event-ID) from 2025-11-25; clients of earlier revisions may not expect an event without data.",
+    otherwise: false,
+    ranges: [{ from: "2025-11-25", until: "2025-11-25", value: true }],
+    cite: ["spec/2025-11-25/basic/transports.mdx#sending-messages-to-the-server"],
+  }),
+  rule({
     name: "disconnectIsCancellation",
     type: "boolean",
     summary: "On HTTP, a client disconnect MUST be treated as cancellation from 2026-07-28; in the legacy revisions it SHOULD NOT be.",

@@ -30,6 +30,8 @@ import {
   isModern,
   isRevision,
   nameHeaderSources,
+  primesSseStreams,
+  resumableStreams,
   unknownMethodHttpStatus,
 } from "./rules.js";
 import type { McpServer } from "./server.js";
@@ -145,7 +147,8 @@ function sseEvent(message: JsonRpcMessage | JsonRpcMessage[], event = "message")
 
 /**
  * The sink of one POST: answers with JSON, or switches to an SSE stream when the handler sends something
- * before its response and the client accepts SSE. After the response (or a disconnect) it sends nothing.
+ * before its response and the client accepts SSE. After the response it sends nothing. A disconnect ends it, except
+ * on a resumable legacy stream, where later events are kept for the client's GET with Last-Event-ID.
  */
 class Exchange implements Sink {
   /** 0 pending, 1 streaming, 2 finished, 3 client gone. */
@@ -153,6 +156,8 @@ class Exchange implements Sink {
   connection?: Connection;
   /** Set on an initialize exchange: the session to register if the handshake succeeds. */
   minting?: LegacyHttpSession;
+  /** This POST's stream in a session whose revision makes streams resumable. */
+  private stream?: SessionStream;
 
   constructor(
     readonly t: HttpTransport,
@@ -163,7 +168,7 @@ class Exchange implements Sink {
   ) {}
 
   send(message: JsonRpcMessage): void {
-    if (this.state >= 2) return;
+    if (this.state === 2 || (this.state === 3 && !this.stream)) return;
     if (Array.isArray(message) || "result" in message || "error" in message) return this.finish(message);
     if (this.state === 0) {
       if (!this.accept.sse) {
@@ -171,18 +176,32 @@ class Exchange implements Sink {
         if ("id" in message && this.session) this.session.send(message);
         return;
       }
-      this.t.startSse(this.res, 200, this.session);
+      this.openSse(200);
       this.state = 1;
     }
-    this.res.write(sseEvent(message));
+    if (this.stream) this.stream.write(message);
+    else this.res.write(sseEvent(message));
+  }
+
+  /** Start this POST's SSE stream; in a resumable session its events carry ids (the first, a priming event). */
+  private openSse(status: number): void {
+    const session = this.session?.registered ? this.session : undefined;
+    this.t.startSse(this.res, status, session);
+    if (session && resumableStreams(this.revision)) this.stream = session.openStream(this.res, primesSseStreams(this.revision));
   }
 
   private finish(message: JsonRpcMessage | JsonRpcMessage[]): void {
     const res = this.res;
-    if (this.state === 1) {
+    const stream = this.stream;
+    if (this.state === 1 || this.state === 3) {
       this.state = 2;
-      this.t.untrack(res);
-      res.end(sseEvent(message));
+      if (stream) {
+        stream.write(message);
+        stream.end();
+      } else {
+        this.t.untrack(res);
+        res.end(sseEvent(message));
+      }
       return;
     }
     this.state = 2;
@@ -195,9 +214,14 @@ class Exchange implements Sink {
       res.setHeader("content-type", "application/json");
       res.end(JSON.stringify(message));
     } else {
-      this.t.startSse(res, status, this.session?.registered ? this.session : undefined);
-      this.t.untrack(res);
-      res.end(sseEvent(message));
+      this.openSse(status);
+      if (this.stream) {
+        this.stream.write(message);
+        this.stream.end();
+      } else {
+        this.t.untrack(res);
+        res.end(sseEvent(message));
+      }
     }
   }
 
@@ -208,10 +232,13 @@ class Exchange implements Sink {
       this.state = 2;
       if (this.minting) this.minting.connection.close();
       if (!this.res.destroyed) this.res.writeHead(202).end();
-    } else if (this.state === 1) {
+    } else if (this.state === 1 || this.state === 3) {
       this.state = 2;
-      this.t.untrack(this.res);
-      this.res.end();
+      if (this.stream) this.stream.end();
+      else {
+        this.t.untrack(this.res);
+        this.res.end();
+      }
     }
   }
 
@@ -225,16 +252,84 @@ class Exchange implements Sink {
   }
 }
 
+/** Events a session keeps per stream for replay, and streams it keeps. */
+const STREAM_LOG_EVENTS = 100;
+const STREAM_LOGS = 16;
+/** The SSE `retry` (ms) sent with a priming event: how long a client waits before reconnecting. */
+const SSE_RETRY_MS = 1000;
+
+/**
+ * One SSE stream of a legacy session whose revision makes streams resumable. Every event carries the id
+ * `<stream>-<seq>`, unique across the session's streams, and stays in a bounded log so that a client whose
+ * connection dropped can resume this stream, and only this one, with a GET carrying Last-Event-ID.
+ * spec/2025-11-25/basic/transports.mdx#resumability-and-redelivery
+ */
+class SessionStream {
+  private seq = 0;
+  private readonly log: { seq: number; text: string }[] = [];
+  /** The connection carrying the stream now, if any. */
+  res?: ServerResponse;
+  /** The stream's last event is written (a POST's response, or nothing more will come). */
+  ended = false;
+
+  constructor(
+    readonly session: LegacyHttpSession,
+    readonly n: number,
+  ) {}
+
+  /** Carry the stream on `res` (a new stream, or a resumed one) until it closes. */
+  attach(res: ServerResponse): void {
+    this.res = res;
+    res.once("close", () => {
+      if (this.res === res) this.res = undefined;
+    });
+  }
+
+  /** Write and log one event; without a message, the priming event (id, retry, empty data). */
+  write(message?: JsonRpcMessage | JsonRpcMessage[]): void {
+    const seq = ++this.seq;
+    const id = `${this.n}-${seq}`;
+    const text = message === undefined ? `id: ${id}\nretry: ${SSE_RETRY_MS}\ndata: \n\n` : `id: ${id}\nevent: message\ndata: ${JSON.stringify(message)}\n\n`;
+    this.log.push({ seq, text });
+    if (this.log.length > STREAM_LOG_EVENTS) this.log.shift();
+    const res = this.res;
+    if (res && !res.destroyed) res.write(text);
+  }
+
+  /** No more events: end the connection; a stream delivered whole on a live connection needs no log. */
+  end(): void {
+    this.ended = true;
+    const res = this.res;
+    if (res && !res.destroyed) {
+      this.session.t.untrack(res);
+      res.end();
+      this.session.forget(this);
+    }
+  }
+
+  /** Resume on `res`: replay the events after `after`, then carry the rest (or end, if the stream has ended). */
+  resume(res: ServerResponse, after: number): void {
+    this.attach(res);
+    for (const e of this.log) if (e.seq > after) res.write(e.text);
+    if (this.ended) this.end();
+  }
+}
+
 /** A legacy Streamable HTTP session: its own Connection (negotiated version, capabilities, log level, subscriptions, pending requests). */
 class LegacyHttpSession implements Sink {
   readonly connection: Connection;
   registered = false;
   /** The GET stream, when open: the only place unsolicited messages go. */
   stream?: ServerResponse;
+  /** The GET stream's events, in a resumable revision (kept across reconnections). */
+  standalone?: SessionStream;
   /** Unsolicited messages waiting for a GET stream (bounded). */
   backlog: JsonRpcMessage[] = [];
   lastSeen = Date.now();
   active = 0;
+  /** Resumable streams by number. */
+  private readonly streams = new Map<number, SessionStream>();
+  private nextStream = 0;
 
   constructor(
     readonly t: HttpTransport,
@@ -246,11 +341,40 @@ class LegacyHttpSession implements Sink {
   send(message: JsonRpcMessage): void {
     const s = this.stream;
     if (s && !s.destroyed) {
-      s.write(sseEvent(message));
+      if (this.standalone) this.standalone.write(message);
+      else s.write(sseEvent(message));
       return;
     }
     if (this.backlog.length >= 1000) this.backlog.shift();
     this.backlog.push(message);
+  }
+
+  /** A new resumable stream carried by `res`, primed if the revision asks for it. */
+  openStream(res: ServerResponse, prime: boolean): SessionStream {
+    const stream = new SessionStream(this, ++this.nextStream);
+    this.streams.set(stream.n, stream);
+    // Bounded: the oldest POST stream's log goes first (the GET stream's log stays, itself bounded).
+    if (this.streams.size > STREAM_LOGS) {
+      for (const old of this.streams.values()) {
+        if (old === this.standalone) continue;
+        this.streams.delete(old.n);
+        break;
+      }
+    }
+    stream.attach(res);
+    if (prime) stream.write();
+    return stream;
+  }
+
+  /** The stream a Last-Event-ID names (`<stream>-<seq>`), with the sequence number to replay after. */
+  lookup(lastEventId: string): { stream: SessionStream; after: number } | undefined {
+    const m = /^(\d+)-(\d+)$/.exec(lastEventId);
+    const stream = m ? this.streams.get(Number(m[1])) : undefined;
+    return stream && { stream, after: Number(m![2]) };
+  }
+
+  forget(stream: SessionStream): void {
+    if (stream !== this.standalone) this.streams.delete(stream.n);
   }
 
   terminate(): void {
@@ -261,6 +385,14 @@ class LegacyHttpSession implements Sink {
       this.t.untrack(s);
       s.end();
     }
+    for (const stream of this.streams.values()) {
+      const res = stream.res;
+      if (res && !res.writableEnded) {
+        this.t.untrack(res);
+        res.end();
+      }
+    }
+    this.streams.clear();
   }
 }
 
@@ -815,13 +947,28 @@ export class HttpTransport {
     if (!session) return;
     if (!parseAccept(headers.accept).sse) return this.invalidRequest(res, 406, "Not Acceptable: a GET stream needs Accept: text/event-stream");
     if (this.legacyVersionRejected(res, headers, null)) return;
+    session.lastSeen = Date.now();
+    const revision = session.connection.session?.revision;
+    const lastEventId = one(headers["last-event-id"]);
+    // Resumption: replay what followed Last-Event-ID on the stream it names, and only there. spec/2025-11-25/basic/transports.mdx#resumability-and-redelivery
+    const resumed = revision && lastEventId !== undefined && resumableStreams(revision) ? session.lookup(lastEventId) : undefined;
+    if (resumed && resumed.stream !== session.standalone) {
+      if (resumed.stream.res && !resumed.stream.res.destroyed) return this.invalidRequest(res, 409, "Conflict: that stream is already connected");
+      this.startSse(res, 200, session);
+      res.once("close", () => this.untrack(res));
+      resumed.stream.resume(res, resumed.after);
+      return;
+    }
     // One GET stream per session, so that no message goes to two streams.
     if (session.stream && !session.stream.destroyed) return this.invalidRequest(res, 409, "Conflict: this session already has a GET stream");
     session.stream = res;
-    session.lastSeen = Date.now();
     this.startSse(res, 200, session);
-    const backlog = session.backlog.splice(0);
-    for (const m of backlog) res.write(sseEvent(m));
+    if (revision && resumableStreams(revision)) {
+      session.standalone ??= session.openStream(res, false);
+      if (resumed) session.standalone.resume(res, resumed.after);
+      else session.standalone.attach(res);
+    }
+    for (const m of session.backlog.splice(0)) session.send(m);
     res.once("close", () => {
       this.untrack(res);
       if (session.stream === res) session.stream = undefined;

@@ -205,6 +205,71 @@ describe.each(STREAMABLE_LEGACY)("legacy Streamable HTTP, revision %s", (revisio
     expect(sseOnly.messages).toEqual([{ jsonrpc: "2.0", id: 10, result: { content: [{ type: "text", text: "s" }] } }]);
   });
 
+  it("SSE events carry ids unique across the session's streams; 2025-11-25 primes each POST stream (id, retry, empty data)", async () => {
+    const sid = await openSession(fx.url, revision);
+    const h = sessionHeaders(sid, revision);
+    const ids: string[] = [];
+    for (const id of [60, 61]) {
+      const r = await raw(fx.url, { headers: jsonPost(h), body: toolCall(id, "notify") });
+      expect(r.headers["content-type"]).toBe("text/event-stream");
+      const resumable = rules.resumableStreams(revision as rules.Revision);
+      expect(r.events.every((e) => (e.id !== undefined) === resumable)).toBe(true);
+      ids.push(...r.events.map((e) => e.id!).filter((x) => x !== undefined));
+      const primed = rules.primesSseStreams(revision as rules.Revision);
+      expect(r.events[0].data === "").toBe(primed);
+      if (primed) expect(r.text.startsWith(`id: ${r.events[0].id}\nretry: `)).toBe(true);
+      expect(r.messages.at(-1)).toMatchObject({ id, result: { content: [{ text: "notified" }] } });
+    }
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it.runIf(rules.resumableStreams(revision as rules.Revision))(
+    "a dropped POST stream is resumed by GET with Last-Event-ID: the rest of that stream, response included, and nothing on other streams",
+    async () => {
+      const sid = await openSession(fx.url, revision);
+      const h = sessionHeaders(sid, revision);
+      // The client drops the connection once it has seen "part 1"; the handler runs on (a legacy disconnect is not cancellation).
+      const first = await raw(fx.url, {
+        headers: jsonPost(h),
+        body: toolCall(62, "two_parts", { ms: 300 }),
+        until: (events) => events.some((e) => e.data.includes("part 1")),
+      });
+      expect(first.messages.map((m) => m.params?.data)).toEqual(["part 1"]);
+      const lastId = first.events.at(-1)!.id!;
+      // A standalone GET stream opened meanwhile must not receive that stream's messages.
+      const standalone = raw(fx.url, { method: "GET", headers: { accept: "text/event-stream", ...h }, timeoutMs: 1200 });
+      const resumed = await raw(fx.url, { method: "GET", headers: { accept: "text/event-stream", "last-event-id": lastId, ...h }, timeoutMs: 5000 });
+      expect(resumed.status).toBe(200);
+      expect(resumed.messages.map((m) => m.params?.data ?? `response ${m.id}`)).toEqual(["part 2", "response 62"]);
+      expect(resumed.messages.at(-1)).toMatchObject({ result: { content: [{ text: "both parts" }] } });
+      // The resumed stream ended with the response (it did not wait for the timeout), and continues the ids.
+      expect(resumed.events.every((e) => e.id !== undefined && e.id !== lastId && e.id.split("-")[0] === lastId.split("-")[0])).toBe(true);
+      expect((await standalone).messages).toEqual([]);
+      // Delivered whole on a live connection, the stream's log is gone: the same id again replays nothing.
+      const again = await raw(fx.url, { method: "GET", headers: { accept: "text/event-stream", "last-event-id": lastId, ...h }, timeoutMs: 800 });
+      expect(again.status).toBe(200);
+      expect(again.messages).toEqual([]);
+    },
+  );
+
+  it.runIf(rules.resumableStreams(revision as rules.Revision))("a Last-Event-ID of another session, or unknown, does not replay anything", async () => {
+    const a = await openSession(fx.url, revision);
+    const b = await openSession(fx.url, revision);
+    const first = await raw(fx.url, {
+      headers: jsonPost(sessionHeaders(a, revision)),
+      body: toolCall(63, "two_parts", { ms: 200 }),
+      until: (events) => events.some((e) => e.data.includes("part 1")),
+    });
+    const lastId = first.events.at(-1)!.id!;
+    await new Promise((r) => setTimeout(r, 300));
+    const foreign = await raw(fx.url, { method: "GET", headers: { accept: "text/event-stream", "last-event-id": lastId, ...sessionHeaders(b, revision) }, timeoutMs: 800 });
+    expect(foreign.status).toBe(200);
+    expect(foreign.messages).toEqual([]);
+    const unknown = await raw(fx.url, { method: "GET", headers: { accept: "text/event-stream", "last-event-id": "999-1", ...sessionHeaders(a, revision) }, timeoutMs: 800 });
+    expect(unknown.status).toBe(200);
+    expect(unknown.messages).toEqual([]);
+  });
+
   it("a server→client request travels on the POST's SSE stream; the client's answer is a 202 POST", async () => {
     const sid = await openSession(fx.url, revision, "asker", { elicitation: {} });
     const h = sessionHeaders(sid, revision);
@@ -213,11 +278,11 @@ describe.each(STREAMABLE_LEGACY)("legacy Streamable HTTP, revision %s", (revisio
       headers: jsonPost(h),
       body: toolCall(11, "ask"),
       until: (events) => {
-        const asked = events.map((e) => JSON.parse(e.data)).find((m) => m.method === "elicitation/create");
+        const asked = events.filter((e) => e.data).map((e) => JSON.parse(e.data)).find((m) => m.method === "elicitation/create");
         if (asked && !answered) {
           answered = raw(fx.url, { headers: jsonPost(h), body: { jsonrpc: "2.0", id: asked.id, result: { action: "accept", content: { name: "Ada" } } } });
         }
-        return events.some((e) => JSON.parse(e.data).id === 11);
+        return events.some((e) => e.data && JSON.parse(e.data).id === 11);
       },
     });
     const elicit = rules.hasMethod(revision, "elicitation/create");
@@ -408,6 +473,8 @@ describe(`modern Streamable HTTP, revision ${MODERN}`, () => {
     expect(sse.headers["x-accel-buffering"]).toBe("no");
     expect(sse.messages.map((m) => m.method ?? `response ${m.id}`)).toEqual(["notifications/progress", "notifications/message", "notifications/progress", "response 35"]);
     expect(sse.messages.at(-1).result.resultType).toBe("complete");
+    // Streams are not resumable in this revision: no event ids, no priming event.
+    expect(sse.events.every((e) => e.id === undefined && e.data !== "")).toBe(true);
     const json = await post(call.body, { ...call.headers, accept: "application/json" });
     expect(json.headers["content-type"]).toBe("application/json");
     expect(json.json).toMatchObject({ id: 35, result: { resultType: "complete" } });
