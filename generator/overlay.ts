@@ -135,10 +135,10 @@ export const PROSE_RULES: ProseRule[] = [
     name: "primesSseStreams",
     type: "boolean",
     summary:
-      "A server that starts an SSE stream for a POST SHOULD first send an event with an event id and empty data (priming the client to reconnect with Last-Event-ID) from 2025-11-25; clients of earlier revisions may not expect an event without data.",
+      "A server that starts an SSE stream for a POST SHOULD first send an event with an event id and empty data (priming the client to reconnect with Last-Event-ID), and MAY then close the connection before the response (SSE polling, with a retry field), from 2025-11-25; clients of earlier revisions may not expect an event without data, and earlier servers SHOULD NOT close a POST stream before its response.",
     otherwise: false,
     ranges: [{ from: "2025-11-25", until: "2025-11-25", value: true }],
-    cite: ["spec/2025-11-25/basic/transports.mdx#sending-messages-to-the-server"],
+    cite: ["spec/2025-11-25/basic/transports.mdx#sending-messages-to-the-server", "spec/2025-06-18/basic/transports.mdx#sending-messages-to-the-server"],
   }),
   rule({
     name: "disconnectIsCancellation",

@@ -47,6 +47,8 @@ export const META_SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId";
 /** Where messages for one request go: the connection's output, or (HTTP) that request's own stream. */
 export interface Sink {
   send(message: JsonRpcMessage): void;
+  /** Close the connection carrying this request's stream, keeping the stream resumable (HTTP only; see RequestContext.closeStream). */
+  closeStream?(): boolean;
 }
 
 /** Legacy per-session state: spec/2025-11-25/basic/lifecycle.mdx. Nothing here is visible to modern requests. */
@@ -898,5 +900,9 @@ class HandlerContext implements RequestContext {
 
   listRoots(options?: AskOptions): Promise<ListRootsResult> {
     return this.connection.ask(this, "roots/list", "roots", undefined, options) as unknown as Promise<ListRootsResult>;
+  }
+
+  closeStream(): boolean {
+    return this.sink.closeStream?.() ?? false;
   }
 }

@@ -13,6 +13,7 @@
  * spec/2026-07-28/basic/transports/streamable-http.mdx, spec/2025-11-25/basic/transports.mdx#streamable-http,
  * spec/2024-11-05/basic/transports.mdx#http-with-sse
  */
+import { setTimeout as sleep } from "node:timers/promises";
 import type { ClientTransport, Delivery } from "./client.js";
 import { encodeHeaderValue, headerParams, primitiveHeaderText, valueAt, type HeaderParam } from "./http-headers.js";
 import type { JsonRpcMessage } from "./jsonrpc.js";
@@ -22,12 +23,22 @@ type Route = Parameters<ClientTransport["send"]>[1];
 type EventSourceMessage = { event?: string; id?: string; data: string };
 type Parser = { feed(chunk: string): void };
 
-let parserModule: Promise<{ createParser(config: { onEvent(e: EventSourceMessage): void }): Parser }> | undefined;
+type ParserCallbacks = { onEvent(e: EventSourceMessage): void; onRetry?(ms: number): void };
+let parserModule: Promise<{ createParser(config: ParserCallbacks): Parser }> | undefined;
 /** eventsource-parser, loaded on first use (a server that never acts as a client never loads it). */
-function createParser(onEvent: (e: EventSourceMessage) => void): Promise<Parser> {
+function createParser(callbacks: ParserCallbacks): Promise<Parser> {
   parserModule ??= import("eventsource-parser") as never;
-  return parserModule.then((m) => m.createParser({ onEvent }));
+  return parserModule.then((m) => m.createParser(callbacks));
 }
+
+/** What a client follows of an SSE stream to resume it: the last event id and the server's `retry` delay. */
+interface StreamCursor {
+  lastEventId?: string;
+  retryMs: number;
+}
+
+/** Resumption attempts of one request's stream before giving up on its response. */
+const MAX_RESUMES = 10;
 
 export interface HttpClientOptions {
   /** Extra headers on every request (e.g. Authorization, Origin). */
@@ -44,20 +55,28 @@ function headersOf(res: Response): Record<string, string> {
   return out;
 }
 
-/** Read an SSE body, calling `onMessage` for every JSON `message` event (and `onEvent` for every event). */
-async function readSse(res: Response, onMessage: (m: unknown) => void, onEvent?: (e: EventSourceMessage) => void): Promise<void> {
+/**
+ * Read an SSE body, calling `onMessage` for every JSON `message` event (and `onEvent` for every event); `cursor`
+ * follows event ids and `retry` for a resumption. Events with empty data (a priming event) carry no message.
+ */
+async function readSse(res: Response, onMessage: (m: unknown) => void, onEvent?: (e: EventSourceMessage) => void, cursor?: StreamCursor): Promise<void> {
   if (!res.body) return;
-  const parser = await createParser((e) => {
-    onEvent?.(e);
-    if ((e.event === undefined || e.event === "message") && e.data) {
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(e.data);
-      } catch {
-        return;
+  const onRetry = cursor && ((ms: number) => (cursor.retryMs = ms));
+  const parser = await createParser({
+    onRetry,
+    onEvent: (e) => {
+      if (cursor && e.id) cursor.lastEventId = e.id;
+      onEvent?.(e);
+      if ((e.event === undefined || e.event === "message") && e.data) {
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(e.data);
+        } catch {
+          return;
+        }
+        onMessage(parsed);
       }
-      onMessage(parsed);
-    }
+    },
   });
   const decoder = new TextDecoder();
   const reader = res.body.getReader();
@@ -140,7 +159,8 @@ export class StreamableHttpClientTransport implements ClientTransport {
       }
       if (type.startsWith("text/event-stream")) {
         // Read the stream in the background: the response (and what precedes it) arrives as events.
-        void readSse(res, (m) => this.deliver(m, delivery)).finally(() => this.controllers.delete(controller));
+        const id = single && "method" in single && "id" in single ? single.id : undefined;
+        void this.readRequestStream(res, delivery, id, route, controller.signal).finally(() => this.controllers.delete(controller));
         return;
       }
       const text = await res.text();
@@ -164,6 +184,36 @@ export class StreamableHttpClientTransport implements ClientTransport {
       this.controllers.delete(controller);
       if (controller.signal.aborted) return;
       throw err;
+    }
+  }
+
+  /**
+   * A request's SSE stream. Legacy: if it ends before the request's response after events with ids (the server
+   * closed the connection, SSE polling, or the network dropped it), wait the server's `retry` delay and resume it
+   * with GET and Last-Event-ID, until the response arrives. spec/2025-11-25/basic/transports.mdx#resumability-and-redelivery
+   */
+  private async readRequestStream(res: Response, delivery: Delivery, id: unknown, route: Route, signal: AbortSignal): Promise<void> {
+    let answered = id === undefined;
+    const onMessage = (m: unknown) => {
+      if (isObject(m) && m.id === id && ("result" in m || "error" in m)) answered = true;
+      this.deliver(m, delivery);
+    };
+    const cursor: StreamCursor = { retryMs: 1000 };
+    await readSse(res, onMessage, undefined, cursor);
+    for (let attempt = 0; !answered && !route.modern && cursor.lastEventId !== undefined && this.sessionId && attempt < MAX_RESUMES; attempt++) {
+      try {
+        await sleep(cursor.retryMs, undefined, { signal });
+        const headers: Record<string, string> = { accept: "text/event-stream", "mcp-session-id": this.sessionId, "last-event-id": cursor.lastEventId, ...this.options.headers };
+        if (this.protocolVersion && hasHeader(this.protocolVersion as Revision, "MCP-Protocol-Version")) headers["mcp-protocol-version"] = this.protocolVersion;
+        const resumed = await fetch(this.url, { method: "GET", headers, signal });
+        if (!resumed.ok || !(resumed.headers.get("content-type") ?? "").startsWith("text/event-stream")) {
+          await resumed.body?.cancel();
+          return;
+        }
+        await readSse(resumed, onMessage, undefined, cursor);
+      } catch {
+        return; // closed, or the server is gone
+      }
     }
   }
 

@@ -242,6 +242,27 @@ class Exchange implements Sink {
     }
   }
 
+  /**
+   * Close the connection but not the stream (spec/2025-11-25/basic/transports.mdx#sending-messages-to-the-server):
+   * an event with an id and `retry` first, so the client knows where to resume and when; later events are kept.
+   */
+  closeStream(): boolean {
+    // Polling came with priming (2025-11-25); earlier, a server SHOULD NOT close a POST's stream before its response
+    // (spec/2025-06-18/basic/transports.mdx#sending-messages-to-the-server).
+    if (this.state >= 2 || !this.session?.registered || !primesSseStreams(this.revision) || !resumableStreams(this.revision)) return false;
+    if (this.state === 0) {
+      if (!this.accept.sse) return false;
+      this.openSse(200);
+      this.state = 1;
+    }
+    const stream = this.stream!;
+    // The priming event carried the retry delay; after other events, send it again just before closing.
+    if (stream.written > 1) stream.write();
+    this.state = 3;
+    stream.detach();
+    return true;
+  }
+
   /** The response closed: finished, or the client went away first. */
   closed(): void {
     if (this.state >= 2) return;
@@ -276,6 +297,21 @@ class SessionStream {
     readonly session: LegacyHttpSession,
     readonly n: number,
   ) {}
+
+  /** Events written so far. */
+  get written(): number {
+    return this.seq;
+  }
+
+  /** Close the connection carrying the stream, keeping the stream (its later events are logged for a resumption). */
+  detach(): void {
+    const res = this.res;
+    this.res = undefined;
+    if (res && !res.writableEnded) {
+      this.session.t.untrack(res);
+      res.end();
+    }
+  }
 
   /** Carry the stream on `res` (a new stream, or a resumed one) until it closes. */
   attach(res: ServerResponse): void {

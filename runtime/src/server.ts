@@ -119,6 +119,14 @@ export interface RequestContext {
   sample(params: CreateMessageRequestParams, options?: AskOptions): Promise<CreateMessageResult>;
   /** The client's roots, as `elicit` does. Throws MissingCapabilityError without a declared `roots`. */
   listRoots(options?: AskOptions): Promise<ListRootsResult>;
+  /**
+   * SSE polling: close the HTTP connection carrying this request's SSE stream without ending the stream, so a
+   * long-running handler does not hold a connection. The handler runs on; what it sends next (its response too) is
+   * kept, and the client gets it by reconnecting with GET and `Last-Event-ID` after the `retry` delay. Returns true
+   * when the connection was closed; false where streams are not resumable (stdio, modern HTTP, 2024-11-05, a client
+   * that does not accept SSE, or a stream already closed). spec/2025-11-25/basic/transports.mdx#sending-messages-to-the-server
+   */
+  closeStream(): boolean;
 }
 
 export interface ToolDefinition<Args = Record<string, unknown>> {

@@ -252,6 +252,24 @@ describe.each(STREAMABLE_LEGACY)("legacy Streamable HTTP, revision %s", (revisio
     },
   );
 
+  it("SSE polling: a handler closes its connection (2025-11-25 only); the response comes on the GET that resumes the stream", async () => {
+    const sid = await openSession(fx.url, revision);
+    const h = sessionHeaders(sid, revision);
+    const post = await raw(fx.url, { headers: jsonPost(h), body: toolCall(64, "test_reconnection"), timeoutMs: 5000 });
+    if (!rules.primesSseStreams(revision as rules.Revision)) {
+      // Earlier revisions: the server SHOULD NOT close the stream before the response; closeStream() declines.
+      expect(post.messages.at(-1)).toMatchObject({ id: 64, result: { content: [{ text: "closed: false" }] } });
+      return;
+    }
+    // The connection ended before the response (the handler still sleeps), after an event with an id and a retry delay.
+    expect(post.status).toBe(200);
+    expect(post.messages).toEqual([]);
+    expect(post.text).toMatch(/retry: \d+/);
+    const lastId = post.events.at(-1)!.id!;
+    const resumed = await raw(fx.url, { method: "GET", headers: { accept: "text/event-stream", "last-event-id": lastId, ...h }, timeoutMs: 5000 });
+    expect(resumed.messages).toEqual([{ jsonrpc: "2.0", id: 64, result: { content: [{ type: "text", text: "closed: true" }] } }]);
+  });
+
   it.runIf(rules.resumableStreams(revision as rules.Revision))("a Last-Event-ID of another session, or unknown, does not replay anything", async () => {
     const a = await openSession(fx.url, revision);
     const b = await openSession(fx.url, revision);
@@ -556,6 +574,16 @@ describe("McpClient over HTTP (StreamableHttpClientTransport, SseClientTransport
       await client.close();
     }
     if (!rules.isModern(revision as rules.Revision)) expect(transport.sessionId).toBeUndefined();
+  });
+
+  it.each(STREAMABLE_LEGACY)("revision %s: a stream the server closes before the response (SSE polling) is resumed with Last-Event-ID", async (revision) => {
+    const client = await new McpClient({ transport: new StreamableHttpClientTransport(fx.url), revision: revision as rules.Revision }).connect();
+    try {
+      const polled = rules.primesSseStreams(revision as rules.Revision);
+      expect((await client.callTool("test_reconnection", {})).content).toEqual([{ type: "text", text: `closed: ${polled}` }]);
+    } finally {
+      await client.close();
+    }
   });
 
   it("probes server/discover and settles on the modern era when not pinned", async () => {
