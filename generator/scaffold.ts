@@ -131,6 +131,8 @@ export interface RevisionFacts {
   structuredContent: boolean;
   elicitation: boolean;
   audioContent: boolean;
+  /** Streamable HTTP: a handler may close its SSE connection before the response (SSE polling), resumed by Last-Event-ID. */
+  ssePolling: boolean;
 }
 
 /**
@@ -156,6 +158,7 @@ export function revisionFacts(revisions: string[]): Record<string, RevisionFacts
       structuredContent: d.definitions.CallToolResult?.fields.structuredContent?.includes(r) ?? false,
       elicitation: d.methods["elicitation/create"]?.revisions.includes(r) ?? false,
       audioContent: d.definitions.AudioContent?.revisions.includes(r) ?? false,
+      ssePolling: d.prose.primesSseStreams.byRevision[r] === true && d.prose.resumableStreams.byRevision[r] === true,
     };
   }
   return out;

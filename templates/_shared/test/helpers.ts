@@ -41,6 +41,7 @@ interface RevisionFacts {
   structuredContent: boolean;
   elicitation: boolean;
   audioContent: boolean;
+  ssePolling: boolean;
 }
 const FACTS = JSON.parse(readFileSync(new URL("./revisions.json", import.meta.url), "utf8")) as Record<
   string,
@@ -63,6 +64,8 @@ export const hasStructuredContent = (r: Revision) => facts(r).structuredContent;
 export const hasElicitation = (r: Revision) => facts(r).elicitation;
 /** Audio content blocks. */
 export const hasAudio = (r: Revision) => facts(r).audioContent;
+/** Streamable HTTP SSE polling: a handler may close its stream's connection; the client resumes with Last-Event-ID. */
+export const hasSsePolling = (r: Revision) => facts(r).ssePolling;
 
 /** The server processes check every result they send against their revision's schema (a failure is a -32603 error). */
 export const SERVER_ENV = { ...process.env, MCP_RUNTIME_VALIDATE_RESULTS: "1" };

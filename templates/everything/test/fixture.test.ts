@@ -1,7 +1,7 @@
 // The conformance fixture, tool by tool, resource by resource and prompt by prompt, over every transport and revision served.
 import { expect, it } from "vitest";
 import { ClientError, type JsonRpcMessage } from "@create-mcp-server/runtime";
-import { asked, eachConnection, hasAudio, hasElicitation, inputErrorsAsResult, isModern, manifest } from "./helpers.js";
+import { asked, eachConnection, hasAudio, hasElicitation, hasSsePolling, inputErrorsAsResult, isModern, manifest } from "./helpers.js";
 
 type Content = { type: string; text?: string; data?: string; mimeType?: string; resource?: Record<string, unknown> };
 const PNG_MAGIC = "iVBORw0KGgo";
@@ -65,6 +65,12 @@ eachConnection(({ transport, revision, get }) => {
         },
       },
     ]);
+  });
+
+  it(`test_reconnection${transport === "http" && hasSsePolling(revision) ? " (the server closes the stream first; the client resumes it)" : ""}`, async () => {
+    const result = await get().client.callTool("test_reconnection", {});
+    const polled = transport === "http" && hasSsePolling(revision);
+    expect(text(result)).toBe(`Reconnection test completed (connection closed first: ${polled})`);
   });
 
   it("test_multiple_content_types", async () => {
