@@ -115,6 +115,9 @@ interface PendingClientRequest {
   resolve(result: Record<string, unknown>): void;
   reject(err: Error): void;
   timer: NodeJS.Timeout;
+  method: string;
+  /** The asked method's result schema in the session's revision. */
+  validate?: Validator;
 }
 
 function readiness(): { ready: Promise<void>; markReady: () => void } {
@@ -511,14 +514,17 @@ export class Connection {
       }
     }
     const ctx = this.context(revision, req, sink, clientCapabilities, clientInfo, meta, flight, mrtr ? validators : undefined);
-    // Admitted: the next message may be routed while this handler runs.
-    admit();
     let run: Record<string, unknown> | Promise<Record<string, unknown>>;
     try {
+      // The handler starts before the next message is admitted, so handlers start in arrival order (a listen is
+      // subscribed before a pipelined request that triggers an event runs), also when admission had to wait.
       run = this.invoke(revision, method, params, ctx, sink);
     } catch (err) {
+      admit();
       return this.settle(revision, req.id, method, params, flight, sink, undefined, true, err);
     }
+    // Admitted: the next message may be routed while this handler runs.
+    admit();
     if (run instanceof Promise) {
       return run.then(
         (result) => this.settle(revision, req.id, method, params, flight, sink, result, false, undefined),
@@ -753,19 +759,27 @@ export class Connection {
    * spec/2025-11-25/client/elicitation.mdx, sampling.mdx, roots.mdx
    */
   private async askClient(revision: Revision, method: string, params: Record<string, unknown> | undefined, sink: Sink, signal: AbortSignal): Promise<Record<string, unknown>> {
-    void revision;
+    if (this.noMoreAnswers) throw this.noMoreAnswers;
     // No requests before notifications/initialized. spec/2025-11-25/basic/lifecycle.mdx#initialization
     const session = this.session;
     if (session && !session.initialized) {
-      await Promise.race([session.ready, new Promise((_r, reject) => signal.addEventListener("abort", () => reject(signal.reason)))]);
+      // Waiting ends when the session is ready, the request is cancelled, or the client can no longer answer (EOF).
+      await new Promise<void>((resolve, reject) => {
+        session.ready.then(resolve);
+        signal.addEventListener("abort", () => reject(signal.reason), { once: true });
+        this.answerWaiters.add(reject);
+      });
     }
+    if (this.noMoreAnswers) throw this.noMoreAnswers;
     const id = `s-${++this.nextServerRequestId}`;
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.pendingClient.delete(id);
         reject(new Error(`${method}: the client did not answer within ${this.server.options.clientRequestTimeoutMs} ms`));
       }, this.server.options.clientRequestTimeoutMs);
-      this.pendingClient.set(id, { resolve, reject, timer });
+      const loaded = validatorsFor(revision);
+      const validate = loaded instanceof Promise ? undefined : loaded.answerValidators[method];
+      this.pendingClient.set(id, { resolve, reject, timer, method, validate });
       signal.addEventListener("abort", () => {
         if (!this.pendingClient.delete(id)) return;
         clearTimeout(timer);
@@ -783,11 +797,21 @@ export class Connection {
     clearTimeout(pending.timer);
     // The client's error is the handler's failure, not a code to forward to the client as the server's own.
     if ("error" in res) pending.reject(new Error(`the client answered with error ${res.error.code}: ${res.error.message}`));
+    // A result that is not a valid result of the asked method is the handler's failure too (as an invalid MRTR answer is).
+    else if (pending.validate && !pending.validate(res.result)) pending.reject(new Error(`the client's ${pending.method} result is invalid: ${describeErrors(pending.validate)}`));
     else pending.resolve(res.result);
   }
 
+  /** Set once the client can no longer answer (stdin EOF, connection closed): asks then fail at once. */
+  private noMoreAnswers?: Error;
+  /** Asks waiting for the session to be ready, failed when the client can no longer answer. */
+  private readonly answerWaiters = new Set<(err: Error) => void>();
+
   /** Reject every server→client request still waiting: the client can no longer answer (EOF, transport closed). */
   rejectClientRequests(reason: string): void {
+    this.noMoreAnswers ??= new Error(reason);
+    for (const fail of this.answerWaiters) fail(this.noMoreAnswers);
+    this.answerWaiters.clear();
     for (const p of this.pendingClient.values()) {
       clearTimeout(p.timer);
       p.reject(new Error(reason));

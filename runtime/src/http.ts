@@ -102,6 +102,7 @@ const LEGACY: { transport: "http"; era: "legacy" } = { transport: "http", era: "
 const NULL_SINK: Sink = { send: noop };
 const EMPTY = Buffer.alloc(0);
 const ANY: Accept = { json: true, sse: true };
+const LISTEN_METHOD = "subscriptions/listen";
 
 /** Whether a Content-Type names JSON (parameters such as charset allowed). */
 function isJsonType(ct: string | undefined): boolean {
@@ -156,6 +157,8 @@ class Exchange implements Sink {
   connection?: Connection;
   /** Set on an initialize exchange: the session to register if the handshake succeeds. */
   minting?: LegacyHttpSession;
+  /** The POST carries one request (not notifications or responses only). */
+  request = false;
   /** This POST's stream in a session whose revision makes streams resumable. */
   private stream?: SessionStream;
 
@@ -228,10 +231,22 @@ class Exchange implements Sink {
   /** The Connection has finished with this POST. */
   done(): void {
     if (this.state === 0) {
-      // Only notifications or responses (or a request the client cancelled): 202, no body.
       this.state = 2;
       if (this.minting) this.minting.connection.close();
-      if (!this.res.destroyed) this.res.writeHead(202).end();
+      if (this.res.destroyed) return;
+      // A request MUST get JSON or an event stream; one the client cancelled has no response, so its stream ends
+      // empty (a JSON-only client gets 202). Only notifications or responses: 202, no body.
+      // spec/2025-11-25/basic/transports.mdx#sending-messages-to-the-server
+      if (this.request && this.accept.sse) {
+        this.openSse(200);
+        if (this.stream) this.stream.end();
+        else {
+          this.t.untrack(this.res);
+          this.res.end();
+        }
+        return;
+      }
+      this.res.writeHead(202).end();
     } else if (this.state === 1 || this.state === 3) {
       this.state = 2;
       if (this.stream) this.stream.end();
@@ -592,6 +607,10 @@ export class HttpTransport {
   /** The HTTP status of a response message under `revision`'s rules (errors the spec gives a status; else 200). */
   statusFor(message: JsonRpcMessage | JsonRpcMessage[], revision: Revision): number {
     if (Array.isArray(message) || !("error" in message)) return 200;
+    // An error without an id answers a message the server could not accept (no id could be read, a rejected batch,
+    // an invalid notification): an HTTP error status. spec/2025-11-25/basic/transports.mdx#sending-messages-to-the-server,
+    // spec/2026-07-28/basic/transports/streamable-http.mdx#sending-messages-to-the-server
+    if (message.id === undefined || message.id === null) return 400;
     return this.rules(revision).statuses.get((message as { error: { code: number } }).error.code) ?? 200;
   }
 
@@ -706,7 +725,16 @@ export class HttpTransport {
       res.setHeader("vary", "Origin");
       res.setHeader("access-control-expose-headers", "mcp-session-id");
     }
-    const url = req.url ?? "/";
+    let url = req.url ?? "/";
+    // An absolute-form target (`POST http://host/mcp`) names the same resource (RFC 9112 §3.2.2); Host was checked above.
+    if (!url.startsWith("/")) {
+      try {
+        const u = new URL(url);
+        url = u.pathname + u.search;
+      } catch {
+        return this.invalidRequest(res, 400, "Bad Request: malformed request target");
+      }
+    }
     const q = url.indexOf("?");
     const pathname = q < 0 ? url : url.slice(0, q);
     if (pathname === this.path) {
@@ -861,6 +889,9 @@ export class HttpTransport {
     }
     const wrong = this.headerMismatch(rules, headers, msg.method, params!, versionHeader, metaVersion);
     if (wrong) return this.reject(res, 400, mismatch, `Header mismatch: ${wrong}`, id, revision);
+    // A listen is answered by an event stream (spec/2026-07-28/basic/patterns/subscriptions.mdx): a client that
+    // accepts only JSON could never receive its acknowledgement or events.
+    if (msg.method === LISTEN_METHOD && !accept.sse) return this.invalidRequest(res, 406, "Not Acceptable: subscriptions/listen answers with text/event-stream", id);
 
     const exchange = new Exchange(this, res, accept, revision);
     const connection = this.modernPool.pop() ?? new Connection(this.server, NULL_SINK, MODERN);
@@ -906,8 +937,14 @@ export class HttpTransport {
         if (!declared) this.toolHeaders.set(tool, (declared = headerParams(tool.inputSchema)));
         for (const p of declared) {
           const value = valueAt(params.arguments, p.path);
-          if (value === undefined || value === null || primitiveHeaderText(value) === undefined) continue;
           const raw = one(headers[p.header]);
+          // No value in the body: the header is not expected, and one that is sent matches nothing (an intermediary
+          // could route on a value the server never executes).
+          if (value === undefined || value === null) {
+            if (raw !== undefined) return `Mcp-Param-${p.name} header is present but the body has no value at ${p.path.join(".")}`;
+            continue;
+          }
+          if (primitiveHeaderText(value) === undefined) continue;
           if (raw === undefined) return `the Mcp-Param-${p.name} header is required (the body carries ${p.path.join(".")})`;
           const decoded = decodeHeaderValue(raw);
           if (decoded === undefined) return `the Mcp-Param-${p.name} header value is malformed`;
@@ -957,6 +994,7 @@ export class HttpTransport {
     const revision = session.connection.session?.revision ?? this.server.eras.legacy.at(-1)!;
     const exchange = new Exchange(this, res, accept, revision, session);
     exchange.minting = minting;
+    exchange.request = isObject(value) && typeof value.method === "string" && "id" in value;
     exchange.connection = session.connection;
     res.once("close", () => exchange.closed());
     const s = session;

@@ -55,7 +55,11 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "obj
 export function classify(value: unknown): Inbound {
   if (!isObject(value)) return { type: "invalid", id: null, reason: "a JSON-RPC message must be an object" };
   const id = value.id;
-  if (value.jsonrpc !== "2.0") return { type: "invalid", id: isId(id) ? id : null, reason: 'jsonrpc must be "2.0"' };
+  if (value.jsonrpc !== "2.0") {
+    // A response is never answered, even a malformed one: the answer could collide with one of the peer's request ids.
+    if (!("method" in value) && ("result" in value || "error" in value)) return { type: "malformed-response", reason: 'jsonrpc must be "2.0"' };
+    return { type: "invalid", id: isId(id) ? id : null, reason: 'jsonrpc must be "2.0"' };
+  }
   if ("method" in value) {
     if (typeof value.method !== "string") return { type: "invalid", id: isId(id) ? id : null, reason: "method must be a string" };
     if (value.params !== undefined && !isObject(value.params)) return { type: "invalid", id: isId(id) ? id : null, reason: "params must be an object" };

@@ -95,6 +95,8 @@ export async function serveStdio(server: McpServer, options: StdioOptions = {}):
     } catch {
       return void connection.parseError("the line is not valid UTF-8");
     }
+    // A line of only whitespace carries no message (like an empty line): nothing to answer.
+    if (text.trim() === "") return;
     let value: unknown;
     try {
       value = JSON.parse(text);

@@ -29,6 +29,14 @@ const toolCall = (id: number | string, name: string, args: Record<string, unknow
 });
 
 describe("secure defaults (every era)", () => {
+  it("an absolute-form request target (POST http://host/mcp) reaches the endpoint; Host is still checked", async () => {
+    const ok = await raw(fx.url, { path: `http://127.0.0.1:${fx.port}/mcp`, headers: jsonPost(), body: initializeBody("2025-11-25") });
+    expect(ok.status).toBe(200);
+    expect(ok.json.result.protocolVersion).toBe("2025-11-25");
+    const rebinding = await raw(fx.url, { path: `http://127.0.0.1:${fx.port}/mcp`, headers: { ...jsonPost(), host: "evil.example" }, body: initializeBody("2025-11-25") });
+    expect(rebinding.status).toBe(403);
+  });
+
   it("refuses a foreign Origin with 403 and a JSON-RPC error body without id", async () => {
     for (const body of [initializeBody("2025-11-25"), modernRequest(1, "server/discover").body]) {
       const r = await raw(fx.url, { headers: { ...jsonPost({ "mcp-protocol-version": MODERN, "mcp-method": "server/discover" }), origin: "http://evil.example.com" }, body });
@@ -203,6 +211,27 @@ describe.each(STREAMABLE_LEGACY)("legacy Streamable HTTP, revision %s", (revisio
     const sseOnly = await raw(fx.url, { headers: { ...jsonPost(h), accept: "text/event-stream" }, body: toolCall(10, "echo", { text: "s" }) });
     expect(sseOnly.headers["content-type"]).toBe("text/event-stream");
     expect(sseOnly.messages).toEqual([{ jsonrpc: "2.0", id: 10, result: { content: [{ type: "text", text: "s" }] } }]);
+  });
+
+  it("a message the server cannot accept (invalid notification, rejected batch) is 400 with an id-less JSON-RPC error", async () => {
+    const sid = await openSession(fx.url, revision);
+    const h = sessionHeaders(sid, revision);
+    for (const body of [{ jsonrpc: "2.0", method: "notifications/foo", params: [] }, { jsonrpc: "1.0", method: "notifications/x" }, rules.supportsBatches(revision as rules.Revision) ? [] : [{ jsonrpc: "2.0", id: 3, method: "ping" }]]) {
+      const r = await raw(fx.url, { headers: jsonPost(h), body });
+      expect([r.status, r.json?.error?.code, r.json?.id ?? null], JSON.stringify(body)).toEqual([400, -32600, null]);
+    }
+  });
+
+  it("a request the client cancels gets an event stream that ends without a response (never a bare 202)", async () => {
+    const sid = await openSession(fx.url, revision);
+    const h = sessionHeaders(sid, revision);
+    const call = raw(fx.url, { headers: jsonPost(h), body: toolCall(70, "slow", { ms: 3000, tag: "c70" }), timeoutMs: 5000 });
+    await new Promise((r) => setTimeout(r, 200));
+    const cancel = await raw(fx.url, { headers: jsonPost(h), body: { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 70 } } });
+    expect(cancel.status).toBe(202);
+    const r = await call;
+    expect([r.status, r.headers["content-type"]]).toEqual([200, "text/event-stream"]);
+    expect(r.messages).toEqual([]);
   });
 
   it("SSE events carry ids unique across the session's streams; 2025-11-25 primes each POST stream (id, retry, empty data)", async () => {
@@ -482,6 +511,26 @@ describe(`modern Streamable HTTP, revision ${MODERN}`, () => {
     expect((await post(literal.body, { ...literal.headers, "mcp-param-region": "=?base64?abc" })).status).toBe(200);
     const none = modernRequest(34, "tools/call", { name: "headers", arguments: {} });
     expect((await post(none.body, none.headers)).status).toBe(200);
+    // A header for a value the body does not carry (absent or null) matches nothing: -32020.
+    for (const args of [{}, { region: null }]) {
+      const absent = modernRequest(34, "tools/call", { name: "headers", arguments: args });
+      const r = await post(absent.body, { ...absent.headers, "mcp-param-region": "us-west1" });
+      expect([r.status, r.json?.error?.code], JSON.stringify(args)).toEqual([400, -32020]);
+    }
+  });
+
+  it("an envelope whose id cannot be read is 400 with an id-less -32600 (whatever check rejects it)", async () => {
+    for (const [what, change] of [["id null", { id: null }], ["id true", { id: true }], ["id 1.5", { id: 1.5 }], ["jsonrpc 1.0", { jsonrpc: "1.0", id: true }]] as const) {
+      const call = modernRequest(0, "server/discover");
+      const r = await post({ ...call.body, ...change }, call.headers);
+      expect([r.status, r.json?.error?.code, r.json?.id ?? null], what).toEqual([400, -32600, null]);
+    }
+  });
+
+  it("subscriptions/listen from a client that accepts only JSON is 406 (its answer is an event stream), not a hang", async () => {
+    const listen = modernRequest(71, "subscriptions/listen", { notifications: { toolsListChanged: true } });
+    const r = await raw(fx.url, { headers: { ...listen.headers, accept: "application/json" }, body: listen.body, timeoutMs: 3000 });
+    expect([r.status, r.json?.error?.code, r.json?.id]).toEqual([406, -32600, 71]);
   });
 
   it("JSON or SSE as Accept allows; progress precedes the result on the same SSE response; notification POSTs get 202", async () => {

@@ -611,6 +611,30 @@ describe("robustness", () => {
     expect(performance.now() - t0).toBeLessThan(3000);
   });
 
+  it("EOF while a question waits for notifications/initialized: the question fails, the call is answered, the process exits 0", async () => {
+    const transport = spawnFixture();
+    const got: any[] = [];
+    transport.onmessage = (m) => got.push(m);
+    transport.writeRaw(init("2025-11-25", 0).replace('"capabilities":{}', '"capabilities":{"elicitation":{}}') + "\n");
+    transport.writeRaw(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "ask", arguments: {} } }) + "\n");
+    await waitFor(() => got.some((m) => m.id === 0));
+    const t0 = performance.now();
+    transport.child.stdin!.end();
+    expect(await transport.exited).toBe(0);
+    expect(performance.now() - t0).toBeLessThan(3000);
+    // No request went to the client (it never said initialized); the call failed as a tool error.
+    expect(got.filter((m) => m.method === "elicitation/create")).toEqual([]);
+    expect(got.find((m) => m.id === 1)?.result?.isError).toBe(true);
+  });
+
+  it("an invalid answer to a server→client request fails the handler's ask, as an invalid MRTR answer does", async () => {
+    const transport = spawnFixture();
+    const client = await new McpClient({ transport, revision: "2025-11-25", capabilities: { elicitation: {} }, handlers: { elicitation: async () => ({ action: "bogus" }) as any } }).connect();
+    const r = await client.callTool("ask", {});
+    expect(r.isError).toBe(true);
+    expect((r.content as any[])[0].text).toMatch(/the client's elicitation\/create result is invalid/);
+  });
+
   it("an asynchronous throw in a handler's timer is logged and the server keeps answering", async () => {
     const { client, transport } = await connect(MODERN);
     expect((await client.callTool("throws_later", {})).content).toEqual([{ type: "text", text: "scheduled" }]);
@@ -631,6 +655,30 @@ describe("robustness", () => {
 });
 
 describe("JSON-RPC", () => {
+  it("a line of only whitespace is not a message (no answer); a malformed response is never answered, whatever its jsonrpc", async () => {
+    const { got } = await raw(
+      [
+        init("2025-11-25"),
+        JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }),
+        "   ",
+        "\t \r",
+        JSON.stringify({ jsonrpc: "1.0", id: 77, result: {} }),
+        JSON.stringify({ id: 78, error: { code: 1, message: "x" } }),
+        JSON.stringify({ jsonrpc: "2.0", id: 2, method: "ping" }),
+      ],
+      2,
+    );
+    // Only the initialize result and the ping's (answers arrive in order: one for a blank line would come first): nothing for the blank lines or the responses.
+    expect(got.map((m) => m.id)).toEqual([1, 2]);
+  });
+
+  it("a cold modern pipe starts handlers in arrival order: a listen pipelined before a change sees it", async () => {
+    const listen = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "subscriptions/listen", params: { notifications: { toolsListChanged: true }, _meta: modernMeta() } });
+    const touch = JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "touch", arguments: { what: "tools" }, _meta: modernMeta() } });
+    const { got } = await raw([Buffer.from(listen + "\n" + touch + "\n")], 3);
+    expect(got.map((m) => m.method ?? `response ${m.id}`)).toEqual(["notifications/subscriptions/acknowledged", "notifications/tools/list_changed", "response 2"]);
+  });
+
   it("a null request id is -32600; notifications never get a response; unknown notifications are ignored", async () => {
     const { got } = await raw(
       [
