@@ -8,7 +8,7 @@
  *   create-mcp-server rules diff <a> <b>     what changed between two revisions
  *   create-mcp-server rules show [rev]       the rules of one revision
  */
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Command, CommanderError } from "commander";
 import { PROJECT_ROOT } from "./manifest.js";
@@ -117,12 +117,29 @@ export function buildProgram(): Command {
     .option("--runtime <spec>", "runtime to depend on: a published version or range, or a path to a runtime tarball or directory (default: this checkout's runtime, packed into vendor/)")
     .allowUnknownOption(false)
     .action(async (dir: string | undefined, opts: Record<string, unknown>, command: Command) => {
+      // `create-mcp-server help` asks for help, and a mistyped command is not a project name.
+      if (dir === "help") return program.help();
+      const near = dir && !dir.includes("/") ? COMMANDS.find((c) => c !== dir && editDistance(c, dir) <= 2) : undefined;
+      if (near && !existsSync(dir!)) fail(`'${dir}' is not a command (did you mean '${near}'?); to create a project with that name, pass ./${dir}`);
       const { scaffoldCommand } = await import("./scaffold.js");
       // Only flags given on the command line count as answers: the rest may be asked on a terminal.
       const given = Object.fromEntries(Object.entries(opts).filter(([k]) => command.getOptionValueSource(k) === "cli"));
       await scaffoldCommand(dir, given);
     });
   return program;
+}
+
+const COMMANDS = ["generate", "schemas", "rules", "help"];
+
+/** Levenshtein distance, for "did you mean" on a mistyped command. */
+function editDistance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) row[j] = Math.min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    prev = row;
+  }
+  return prev[b.length];
 }
 
 function readRules(outDir: string) {

@@ -24,11 +24,24 @@ describe("create-mcp-server --help", () => {
     expect(r.stdout.trim().split("\n").at(-1)).toBe(JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).version);
   });
 
+  it("the packed package (npm pack, as published) scaffolds a project: its files carry the generated rules and the built runtime", async () => {
+    const dir = tempDir("pack");
+    // pretest has built out/ and runtime/dist; --ignore-scripts skips prepack's rebuild of the same.
+    const pack = await npm(dir, ["pack", "--ignore-scripts", "--pack-destination", dir, ROOT]);
+    expect(pack.status, pack.stderr).toBe(0);
+    const tarball = join(dir, readdirSync(dir).find((f) => f.endsWith(".tgz"))!);
+    const r = await npm(dir, ["exec", "--yes", `--package=${tarball}`, "--", "create-mcp-server", "packed-server", "--yes", "--no-install"]);
+    expect(r.status, r.stderr).toBe(0);
+    for (const f of ["package.json", "mcp.json", "src/main.ts", "test/revisions.json"]) expect(existsSync(join(dir, "packed-server", f)), f).toBe(true);
+    expect(readdirSync(join(dir, "packed-server", "vendor")).some((f) => f.endsWith(".tgz"))).toBe(true);
+  });
+
   it("is what `npm create mcp-server` runs: the package is create-mcp-server with a create-mcp-server bin", () => {
     const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8"));
     expect(pkg.name).toBe("create-mcp-server");
     expect(pkg.bin["create-mcp-server"]).toBe("bin/create-mcp-server.js");
-    for (const f of ["bin", "generator", "templates", "runtime"]) expect(pkg.files).toContain(f);
+    for (const f of ["bin", "generator", "templates", "runtime", "out"]) expect(pkg.files).toContain(f);
+    expect(pkg.scripts.prepack).toBe("npm run build");
     for (const dep of ["handlebars", "prettier", "@inquirer/prompts", "validate-npm-package-name", "commander"]) expect(pkg.dependencies).toHaveProperty(dep);
   });
 });
@@ -56,6 +69,16 @@ describe("refusals: one clear line, exit 1, nothing written", () => {
       expect(existsSync(dir) ? readdirSync(dir) : null).toEqual(before);
     });
   }
+
+  it("`help` prints the help, and a mistyped command is refused with a suggestion instead of becoming a project", async () => {
+    const cwd = tempDir("commands");
+    const help = await create(["help"], cwd);
+    expect([help.status, help.stdout.includes("Usage: create-mcp-server")]).toEqual([0, true]);
+    const typo = await create(["generat", "--yes", "--no-install"], cwd);
+    expect(typo.status).toBe(1);
+    expect(typo.stderr.trim()).toBe("create-mcp-server: 'generat' is not a command (did you mean 'generate'?); to create a project with that name, pass ./generat");
+    expect(readdirSync(cwd)).toEqual([]);
+  });
 
   it("writes into a non-empty directory with --force, keeping other files", async () => {
     const dir = join(work, "forced");

@@ -1,7 +1,16 @@
 // The conformance fixture, tool by tool, resource by resource and prompt by prompt, over every transport and revision served.
 import { expect, it } from "vitest";
 import { ClientError, type JsonRpcMessage } from "@create-mcp-server/runtime";
-import { asked, eachConnection, hasAudio, hasElicitation, hasSsePolling, inputErrorsAsResult, isModern, manifest } from "./helpers.js";
+import {
+  asked,
+  eachConnection,
+  hasAudio,
+  hasElicitation,
+  hasSsePolling,
+  inputErrorsAsResult,
+  isModern,
+  manifest,
+} from "./helpers.js";
 
 type Content = { type: string; text?: string; data?: string; mimeType?: string; resource?: Record<string, unknown> };
 const PNG_MAGIC = "iVBORw0KGgo";
