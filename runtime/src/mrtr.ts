@@ -12,7 +12,11 @@
  * parameters and an expiry — never to a connection or process, so a retry
  * may reach any process that shares the secret.
  */
-import { createHmac, randomBytes, timingSafeEqual, createHash } from "node:crypto";
+import { createRequire } from "node:module";
+
+/** node:crypto, loaded on first use: it costs ~10 ms of start-up, and most servers never seal a requestState. */
+let cryptoModule: typeof import("node:crypto") | undefined;
+const crypto = () => (cryptoModule ??= createRequire(import.meta.url)("node:crypto") as typeof import("node:crypto"));
 
 export interface RequestStatePayload {
   /** Originating method. */
@@ -43,7 +47,7 @@ export function canonicalJson(value: unknown): string {
 /** Digest of a request's salient parameters. */
 export function paramsDigest(params: Record<string, unknown>): string {
   const { _meta: _m, inputResponses: _i, requestState: _s, ...salient } = params;
-  return createHash("sha256").update(canonicalJson(salient)).digest("base64url");
+  return crypto().createHash("sha256").update(canonicalJson(salient)).digest("base64url");
 }
 
 export class RequestStateCodec {
@@ -51,7 +55,7 @@ export class RequestStateCodec {
 
   /** `secret`: shared by every process that may receive a retry; default a random per-process key (retries elsewhere then fail safely). */
   constructor(secret?: string | Buffer) {
-    this.key = secret ? Buffer.from(secret) : randomBytes(32);
+    this.key = secret ? Buffer.from(secret) : crypto().randomBytes(32);
   }
 
   seal(payload: RequestStatePayload): string {
@@ -67,7 +71,7 @@ export class RequestStateCodec {
     const body = state.slice(0, dot);
     const mac = Buffer.from(state.slice(dot + 1));
     const expected = Buffer.from(this.mac(body));
-    if (mac.length !== expected.length || !timingSafeEqual(mac, expected)) return undefined;
+    if (mac.length !== expected.length || !crypto().timingSafeEqual(mac, expected)) return undefined;
     try {
       const payload = JSON.parse(Buffer.from(body, "base64url").toString("utf8")) as RequestStatePayload;
       if (typeof payload.e !== "number" || payload.e < now) return undefined;
@@ -78,7 +82,7 @@ export class RequestStateCodec {
   }
 
   private mac(body: string): string {
-    return createHmac("sha256", this.key).update(body).digest("base64url");
+    return crypto().createHmac("sha256", this.key).update(body).digest("base64url");
   }
 }
 

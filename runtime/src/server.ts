@@ -334,7 +334,11 @@ export class McpServer {
   readonly prompts = new Map<string, PromptDefinition>();
   readonly validateResults: boolean;
   /** Seals and opens MRTR requestState; one per server, shared by all its connections. */
-  readonly requestStateCodec: RequestStateCodec;
+  /** Seals and opens MRTR requestState (spec/2026-07-28/basic/patterns/mrtr.mdx); made on first use. */
+  get requestStateCodec(): RequestStateCodec {
+    return (this.stateCodec ??= new RequestStateCodec(this.options.requestStateSecret ?? process.env.MCP_REQUEST_STATE_SECRET));
+  }
+  private stateCodec?: RequestStateCodec;
   private readonly capabilityCache = new Map<Revision, Record<string, unknown>>();
 
   constructor(options: ServerOptions) {
@@ -345,7 +349,6 @@ export class McpServer {
     this.revisions = REVISIONS.filter((r) => revisions.includes(r));
     const given = Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) as ServerOptions;
     this.options = { pageSize: 100, logging: true, defaultLogLevel: "info", clientRequestTimeoutMs: 60_000, requestStateTtlMs: 600_000, ...given };
-    this.requestStateCodec = new RequestStateCodec(this.options.requestStateSecret ?? process.env.MCP_REQUEST_STATE_SECRET);
     if (!Number.isSafeInteger(this.options.pageSize) || this.options.pageSize < 1) throw new TypeError(`createServer: pageSize must be a positive integer`);
     this.validateResults = options.validateResults ?? process.env.MCP_RUNTIME_VALIDATE_RESULTS === "1";
   }
