@@ -74,6 +74,9 @@ export interface AskOptions {
 }
 
 /** Levels in increasing severity (RFC 5424), as `LoggingLevel` lists them. */
+/** What a tool name SHOULD look like. spec/2025-11-25/server/tools.mdx#tool-names */
+const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
+
 export const LOGGING_LEVELS: readonly LoggingLevel[] = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"];
 
 /**
@@ -356,6 +359,10 @@ export class McpServer {
   /** Register a tool. Tool names are unique; `tools/list` lists them in registration order. */
   tool<Args = Record<string, unknown>>(def: ToolDefinition<Args>): this {
     if (this.tools.has(def.name)) throw new TypeError(`tool ${def.name} is already registered`);
+    // A SHOULD, so a warning on stderr, not a refusal. spec/2025-11-25/server/tools.mdx#tool-names
+    if (!TOOL_NAME.test(def.name)) {
+      process.stderr.write(`mcp runtime: warning: tool name ${JSON.stringify(def.name)} should be 1-128 characters of A-Z, a-z, 0-9, _, - and . (spec/2025-11-25/server/tools.mdx#tool-names)\n`);
+    }
     this.tools.set(def.name, { ...(def as unknown as ToolDefinition), input: def.validateInput, output: def.validateOutput });
     this.capabilityCache.clear();
     this.notifyToolsListChanged();

@@ -627,6 +627,20 @@ describe("robustness", () => {
     expect(got.find((m) => m.id === 1)?.result?.isError).toBe(true);
   });
 
+  it("a tool name outside the spec's SHOULD (1-128 of A-Za-z0-9_-.) is warned about on stderr, and still served", async () => {
+    const script = `import { createServer } from ${JSON.stringify(join(ROOT, "runtime", "dist", "index.js"))};
+const server = createServer({ name: "names", version: "1.0.0" });
+for (const name of ["get user", "ok_name-1.2"]) server.tool({ name, inputSchema: { type: "object" }, handler: () => ({ content: [{ type: "text", text: name }] }) });
+await server.serveStdio();`;
+    const t = new StdioClientTransport(process.execPath, ["--input-type=module", "-e", script]);
+    open.push(t);
+    const client = await new McpClient({ transport: t, revision: "2025-11-25" }).connect();
+    expect(((await client.listTools()).tools as { name: string }[]).map((x) => x.name)).toEqual(["get user", "ok_name-1.2"]);
+    expect(t.stderr).toContain('warning: tool name "get user" should be 1-128 characters');
+    expect(t.stderr).not.toContain("ok_name-1.2");
+    expect(t.nonProtocolLines).toEqual([]);
+  });
+
   it("an invalid answer to a server→client request fails the handler's ask, as an invalid MRTR answer does", async () => {
     const transport = spawnFixture();
     const client = await new McpClient({ transport, revision: "2025-11-25", capabilities: { elicitation: {} }, handlers: { elicitation: async () => ({ action: "bogus" }) as any } }).connect();
