@@ -127,6 +127,19 @@ function readiness(): { ready: Promise<void>; markReady: () => void } {
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+const ELICIT = "elicitation/create";
+/**
+ * The elicitation mode a request asks for when the client did not declare it, else undefined. Where the revision
+ * defines modes, an empty `elicitation` capability means form only, and a server MUST NOT send a mode the client
+ * does not support. spec/2025-11-25/client/elicitation.mdx#capabilities
+ */
+function unsupportedElicitationMode(revision: Revision, declared: Record<string, unknown>, params: Record<string, unknown> | undefined): string | undefined {
+  const mode = params?.mode === "url" ? "url" : "form";
+  if (!hasCapability(revision, "client", `elicitation.${mode}`)) return undefined;
+  const modes = ["form", "url"].filter((m) => isObject(declared[m]));
+  return (modes.length ? modes : ["form"]).includes(mode) ? undefined : mode;
+}
 const levelRank = (l: string) => LOGGING_LEVELS.indexOf(l as LoggingLevel);
 
 /**
@@ -723,6 +736,8 @@ export class Connection {
   ask(ctx: HandlerContext, method: string, capability: string, params: Record<string, unknown> | undefined, options?: AskOptions): Promise<Record<string, unknown>> {
     const { revision, req, flight } = ctx;
     if (!hasMethod(revision, method) || !isObject(ctx.clientCapabilities[capability])) return Promise.reject(new MissingCapabilityError({ [capability]: {} }));
+    const mode = method === ELICIT ? unsupportedElicitationMode(revision, ctx.clientCapabilities[capability] as Record<string, unknown>, params) : undefined;
+    if (mode) return Promise.reject(new MissingCapabilityError({ [capability]: { [mode]: {} } }));
     if (serverMaySendRequests(revision)) return this.askClient(revision, method, params, ctx.sink, flight.signal);
     const validators = ctx.mrtrValidators;
     if (!validators) return Promise.reject(new McpError(errorCode(revision, "INTERNAL_ERROR")!, `${method}: ${req.method} cannot ask the client for input in ${revision}`));

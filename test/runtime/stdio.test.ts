@@ -352,6 +352,24 @@ describe("legacy lifecycle (handshake)", () => {
     expect(old.serverRequests).toEqual([]);
   });
 
+  it("elicitation modes: an empty elicitation capability means form only; URL mode only to a client that declared it", async () => {
+    const accept = { elicitation: () => ({ action: "accept" }) };
+    const { client: formOnly } = await connect("2025-11-25", { capabilities: { elicitation: {} }, handlers: accept });
+    const r = await formOnly.callTool("ask_url", {});
+    expect(r.isError).toBe(true);
+    expect(formOnly.serverRequests).toEqual([]);
+    const { client: url } = await connect("2025-11-25", { capabilities: { elicitation: { url: {} } }, handlers: accept });
+    expect((await url.callTool("ask_url", {})).content).toEqual([{ type: "text", text: "url answer: accept" }]);
+    expect(url.serverRequests.map((q) => q.params?.mode)).toEqual(["url"]);
+    // A client that declared only URL mode is not sent a form.
+    expect((await url.callTool("ask", {})).isError).toBe(true);
+    expect(url.serverRequests).toHaveLength(1);
+    // Modern: the missing mode is -32021 naming it.
+    const { client: modern } = await connect(MODERN, { capabilities: { elicitation: {} } });
+    const err = await rejects(modern.callTool("ask_url", {}));
+    expect([err.code, err.data]).toEqual([-32021, { requiredCapabilities: { elicitation: { url: {} } } }]);
+  });
+
   it("cancellation: no response after notifications/cancelled, the handler's signal fires; unknown cancellations are ignored", async () => {
     const { client, transport } = await connect("2025-11-25");
     const controller = new AbortController();
