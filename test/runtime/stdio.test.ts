@@ -178,6 +178,11 @@ describe.each(ALL)("revision %s over stdio", (revision) => {
     if (modern) expect(r).toMatchObject({ resultType: "complete", cacheScope: "private" });
     const t = await valid(client, "resources/read", { uri: "test://items/7" });
     expect((t.contents as any[])[0].text).toBe('{"id":"7"}');
+    // RFC 6570 operators beyond {var}: query parameters in any order (each optional), exploded path segments.
+    const vars = async (uri: string) => JSON.parse(((await valid(client, "resources/read", { uri })).contents as any[])[0].text);
+    expect(await vars("test://search?page=2&q=a%20b")).toEqual({ q: "a b", page: "2" });
+    expect(await vars("test://search")).toEqual({});
+    expect(await vars("test://files/src/main.ts")).toEqual({ path: "src/main.ts" });
     // A resource limited to other revisions is neither listed nor readable here.
     const listed = ((await valid(client, "resources/list")).resources as { uri: string }[]).map((x) => x.uri);
     expect(listed.includes("test://modern-only")).toBe(modern);
