@@ -787,6 +787,14 @@ export class Connection {
     }
     if (this.noMoreAnswers) throw this.noMoreAnswers;
     const id = `s-${++this.nextServerRequestId}`;
+    const request = { jsonrpc: "2.0", id, method, params: params ?? {} } as JsonRpcRequest;
+    // With validateResults (the generated projects' tests), what the handler asks is checked as results are: a request
+    // the revision's schema rejects (e.g. a nested property in an elicitation form) fails the handler, not the client.
+    // (Modern asks travel in the input_required result, which checkResult validates.)
+    if (this.server.validateResults) {
+      const validate = ((await allValidatorsFor(revision)).serverRequestValidators as Record<string, Validator>)[method];
+      if (validate && !validate(request)) throw new Error(`server bug: the ${method} request does not match the ${revision} schema: ${describeErrors(validate)}`);
+    }
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.pendingClient.delete(id);
@@ -801,7 +809,7 @@ export class Connection {
         this.out.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id, reason: "the request that asked was cancelled" } });
         reject(new Error("cancelled"));
       });
-      sink.send({ jsonrpc: "2.0", id, method, params: params ?? {} } as JsonRpcRequest);
+      sink.send(request);
     });
   }
 

@@ -222,7 +222,7 @@ describe.each(ALL)("revision %s over stdio", (revision) => {
       names.push(...(page.tools as any[]).map((t) => t.name));
       cursor = page.nextCursor as string | undefined;
     } while (cursor);
-    expect(names).toEqual(["echo", "length", "noisy", "slow", "throws", "add", "bad_output", "progress", "logs", "ask", "ask_url", "meta", "ask_many", "unserializable", "touch", ...(rules.isModern(revision) ? ["modern_only"] : []), "throws_later"]);
+    expect(names).toEqual(["echo", "length", "noisy", "slow", "throws", "add", "bad_output", "progress", "logs", "ask", "ask_url", "ask_nested", "meta", "ask_many", "unserializable", "touch", ...(rules.isModern(revision) ? ["modern_only"] : []), "throws_later"]);
     expect((await rejects(client.listTools({ cursor: "not-a-cursor" }))).code).toBe(-32602);
   });
 
@@ -373,6 +373,21 @@ describe("legacy lifecycle (handshake)", () => {
     const { client: modern } = await connect(MODERN, { capabilities: { elicitation: {} } });
     const err = await rejects(modern.callTool("ask_url", {}));
     expect([err.code, err.data]).toEqual([-32021, { requiredCapabilities: { elicitation: { url: {} } } }]);
+  });
+
+  it("with validateResults, a server→client request the revision's schema rejects fails the handler and never reaches the client", async () => {
+    const accept = { elicitation: () => ({ action: "accept", content: {} }) };
+    const { client } = await connect("2025-11-25", { capabilities: { elicitation: {} }, handlers: accept, env: { MCP_RUNTIME_VALIDATE_RESULTS: "1" } });
+    const r = await client.callTool("ask_nested", {});
+    expect(r.isError).toBe(true);
+    expect((r.content as any[])[0].text).toMatch(/server bug: the elicitation\/create request does not match the 2025-11-25 schema/);
+    expect(client.serverRequests).toEqual([]);
+    // A valid one still goes through.
+    expect((await client.callTool("ask", {})).isError).toBeFalsy();
+    // Modern: the ask travels in the input_required result, which is checked against the schema the same way.
+    const { client: modern } = await connect(MODERN, { capabilities: { elicitation: {} }, env: { MCP_RUNTIME_VALIDATE_RESULTS: "1" } });
+    const err = await rejects(modern.callTool("ask_nested", {}));
+    expect(err.message).toMatch(/server bug: tools\/call result does not match the 2026-07-28 schema/);
   });
 
   it("cancellation: no response after notifications/cancelled, the handler's signal fires; unknown cancellations are ignored", async () => {
