@@ -69,6 +69,12 @@ export interface HttpOptions {
   sessionIdleMs?: number;
   /** Most concurrent legacy sessions; initialize beyond it gets 503. Default 10 000. */
   maxSessions?: number;
+  /**
+   * Legacy sessions keep the events of their SSE streams so that a client can resume a dropped stream (Last-Event-ID):
+   * at most this many bytes (approximately: characters) across all sessions; past it, events are sent but not kept.
+   * Default 64 MiB. Each session keeps at most 4 MiB.
+   */
+  replayBufferBytes?: number;
   /** Interval of SSE keep-alive comments on open streams, in ms. Default 15 000. */
   keepAliveMs?: number;
   /** Do not print the listening line. */
@@ -190,7 +196,9 @@ class Exchange implements Sink {
   private openSse(status: number): void {
     const session = this.session?.registered ? this.session : undefined;
     this.t.startSse(this.res, status, session);
-    if (session && resumableStreams(this.revision)) this.stream = session.openStream(this.res, primesSseStreams(this.revision));
+    // The session's negotiated revision decides (an initialize answered over SSE has just negotiated it).
+    const revision = session?.connection.session?.revision ?? this.revision;
+    if (session && resumableStreams(revision)) this.stream = session.openStream(this.res, primesSseStreams(revision));
   }
 
   private finish(message: JsonRpcMessage | JsonRpcMessage[]): void {
@@ -288,9 +296,16 @@ class Exchange implements Sink {
   }
 }
 
-/** Events a session keeps per stream for replay, and streams it keeps. */
+/**
+ * What a session keeps for replay: per stream at most STREAM_LOG_EVENTS events; the logs of at most ENDED_LOGS
+ * streams that have ended (the logs of streams still waiting for their response are never dropped by count: their
+ * response is what a resumption is for); and at most SESSION_LOG_CHARS characters of events in all (older events go
+ * first, from ended streams first). HttpOptions.replayBufferBytes bounds all sessions together: past it, new events
+ * are sent but not kept. spec/2025-11-25/basic/transports.mdx#resumability-and-redelivery ("MAY" replay).
+ */
 const STREAM_LOG_EVENTS = 100;
-const STREAM_LOGS = 16;
+const ENDED_LOGS = 16;
+const SESSION_LOG_CHARS = 4 * 1024 * 1024;
 /** The SSE `retry` (ms) sent with a priming event: how long a client waits before reconnecting. */
 const SSE_RETRY_MS = 1000;
 
@@ -302,7 +317,7 @@ const SSE_RETRY_MS = 1000;
  */
 class SessionStream {
   private seq = 0;
-  private readonly log: { seq: number; text: string }[] = [];
+  readonly log: { seq: number; text: string }[] = [];
   /** The connection carrying the stream now, if any. */
   res?: ServerResponse;
   /** The stream's last event is written (a POST's response, or nothing more will come). */
@@ -341,20 +356,20 @@ class SessionStream {
     const seq = ++this.seq;
     const id = `${this.n}-${seq}`;
     const text = message === undefined ? `id: ${id}\nretry: ${SSE_RETRY_MS}\ndata: \n\n` : `id: ${id}\nevent: message\ndata: ${JSON.stringify(message)}\n\n`;
-    this.log.push({ seq, text });
-    if (this.log.length > STREAM_LOG_EVENTS) this.log.shift();
+    if (this.log.length >= STREAM_LOG_EVENTS) this.session.dropOldest(this);
+    if (this.session.reserve(this, text.length)) this.log.push({ seq, text });
     const res = this.res;
     if (res && !res.destroyed) res.write(text);
   }
 
-  /** No more events: end the connection; a stream delivered whole on a live connection needs no log. */
+  /** No more events: end the connection (the log stays, bounded, for a client that lost the end). */
   end(): void {
     this.ended = true;
+    this.session.ended(this);
     const res = this.res;
     if (res && !res.destroyed) {
       this.session.t.untrack(res);
       res.end();
-      this.session.forget(this);
     }
   }
 
@@ -362,7 +377,10 @@ class SessionStream {
   resume(res: ServerResponse, after: number): void {
     this.attach(res);
     for (const e of this.log) if (e.seq > after) res.write(e.text);
-    if (this.ended) this.end();
+    if (this.ended) {
+      this.session.t.untrack(res);
+      res.end();
+    }
   }
 }
 
@@ -378,9 +396,13 @@ class LegacyHttpSession implements Sink {
   backlog: JsonRpcMessage[] = [];
   lastSeen = Date.now();
   active = 0;
-  /** Resumable streams by number. */
+  /** Resumable streams by number, oldest first. */
   private readonly streams = new Map<number, SessionStream>();
+  /** Streams that have ended, oldest first (their logs are the first to go). */
+  private readonly endedStreams: SessionStream[] = [];
   private nextStream = 0;
+  /** Characters of events kept in this session's logs. */
+  private logChars = 0;
 
   constructor(
     readonly t: HttpTransport,
@@ -404,28 +426,51 @@ class LegacyHttpSession implements Sink {
   openStream(res: ServerResponse, prime: boolean): SessionStream {
     const stream = new SessionStream(this, ++this.nextStream);
     this.streams.set(stream.n, stream);
-    // Bounded: the oldest POST stream's log goes first (the GET stream's log stays, itself bounded).
-    if (this.streams.size > STREAM_LOGS) {
-      for (const old of this.streams.values()) {
-        if (old === this.standalone) continue;
-        this.streams.delete(old.n);
-        break;
-      }
-    }
     stream.attach(res);
     if (prime) stream.write();
     return stream;
   }
 
-  /** The stream a Last-Event-ID names (`<stream>-<seq>`), with the sequence number to replay after. */
-  lookup(lastEventId: string): { stream: SessionStream; after: number } | undefined {
-    const m = /^(\d+)-(\d+)$/.exec(lastEventId);
-    const stream = m ? this.streams.get(Number(m[1])) : undefined;
-    return stream && { stream, after: Number(m![2]) };
+  /** `stream` has ended: past ENDED_LOGS ended streams, the oldest one's log goes. */
+  ended(stream: SessionStream): void {
+    this.endedStreams.push(stream);
+    if (this.endedStreams.length > ENDED_LOGS) this.forget(this.endedStreams.shift()!);
   }
 
+  /** Room for `chars` more characters of log for `stream`, dropping older events (ended streams' first); false: do not keep it. */
+  reserve(stream: SessionStream, chars: number): boolean {
+    if (chars > SESSION_LOG_CHARS) return false;
+    while (this.logChars + chars > SESSION_LOG_CHARS) {
+      const victim = this.endedStreams.find((s) => s.log.length) ?? [...this.streams.values()].find((s) => s.log.length);
+      if (!victim) break;
+      this.dropOldest(victim);
+    }
+    if (!this.t.reserveReplay(chars)) return false;
+    this.logChars += chars;
+    return true;
+  }
+
+  /** Drop the oldest kept event of `stream`. */
+  dropOldest(stream: SessionStream): void {
+    const e = stream.log.shift();
+    if (!e) return;
+    this.logChars -= e.text.length;
+    this.t.releaseReplay(e.text.length);
+  }
+
+  /** The stream a Last-Event-ID names (`<stream>-<seq>`): found, unknown (a well-formed id of no kept stream), or malformed. */
+  lookup(lastEventId: string): { stream: SessionStream; after: number } | "unknown" | undefined {
+    const m = /^(\d{1,15})-(\d{1,15})$/.exec(lastEventId);
+    if (!m) return undefined;
+    const stream = this.streams.get(Number(m[1]));
+    return stream ? { stream, after: Number(m[2]) } : "unknown";
+  }
+
+  /** Drop a stream and its log. */
   forget(stream: SessionStream): void {
-    if (stream !== this.standalone) this.streams.delete(stream.n);
+    if (stream === this.standalone) return;
+    while (stream.log.length) this.dropOldest(stream);
+    this.streams.delete(stream.n);
   }
 
   terminate(): void {
@@ -442,8 +487,10 @@ class LegacyHttpSession implements Sink {
         this.t.untrack(res);
         res.end();
       }
+      while (stream.log.length) this.dropOldest(stream);
     }
     this.streams.clear();
+    this.endedStreams.length = 0;
   }
 }
 
@@ -557,6 +604,20 @@ export class HttpTransport {
   }
 
   private closing = false;
+
+  /** Characters of SSE events kept for replay, across sessions. */
+  private replayChars = 0;
+
+  /** Room for `chars` more characters of replay log across sessions (HttpOptions.replayBufferBytes). */
+  reserveReplay(chars: number): boolean {
+    if (this.replayChars + chars > (this.options.replayBufferBytes ?? 64 * 1024 * 1024)) return false;
+    this.replayChars += chars;
+    return true;
+  }
+
+  releaseReplay(chars: number): void {
+    this.replayChars -= chars;
+  }
 
   async close(): Promise<void> {
     this.closing = true;
@@ -716,24 +777,28 @@ export class HttpTransport {
 
   private route(req: IncomingMessage, res: ServerResponse): void {
     const headers = req.headers;
+    let url = req.url ?? "/";
+    let authority = headers.host;
+    // An absolute-form target (`POST http://host/mcp`) names the resource and its authority, which replaces Host
+    // (RFC 9112 §3.2.2).
+    if (!url.startsWith("/")) {
+      try {
+        const u = new URL(url);
+        if (u.protocol !== "http:" && u.protocol !== "https:") throw new Error("scheme");
+        url = u.pathname + u.search;
+        authority = u.host;
+      } catch {
+        return this.invalidRequest(res, 400, "Bad Request: malformed request target");
+      }
+    }
     // DNS rebinding: a loopback server answers only requests addressed to a loopback name.
-    if (!this.hostAllowed(headers.host)) return this.invalidRequest(res, 403, `Forbidden: Host ${JSON.stringify(headers.host ?? "")} is not allowed`);
+    if (!this.hostAllowed(authority)) return this.invalidRequest(res, 403, `Forbidden: Host ${JSON.stringify(authority ?? "")} is not allowed`);
     const origin = headers.origin;
     if (origin !== undefined) {
       if (!this.originAllowed(origin)) return this.invalidRequest(res, 403, `Forbidden: Origin ${JSON.stringify(origin)} is not allowed`);
       res.setHeader("access-control-allow-origin", origin);
       res.setHeader("vary", "Origin");
       res.setHeader("access-control-expose-headers", "mcp-session-id");
-    }
-    let url = req.url ?? "/";
-    // An absolute-form target (`POST http://host/mcp`) names the same resource (RFC 9112 §3.2.2); Host was checked above.
-    if (!url.startsWith("/")) {
-      try {
-        const u = new URL(url);
-        url = u.pathname + u.search;
-      } catch {
-        return this.invalidRequest(res, 400, "Bad Request: malformed request target");
-      }
     }
     const q = url.indexOf("?");
     const pathname = q < 0 ? url : url.slice(0, q);
@@ -994,7 +1059,8 @@ export class HttpTransport {
     const revision = session.connection.session?.revision ?? this.server.eras.legacy.at(-1)!;
     const exchange = new Exchange(this, res, accept, revision, session);
     exchange.minting = minting;
-    exchange.request = isObject(value) && typeof value.method === "string" && "id" in value;
+    const isRequest = (m: unknown) => isObject(m) && typeof m.method === "string" && "id" in m;
+    exchange.request = Array.isArray(value) ? value.some(isRequest) : isRequest(value);
     exchange.connection = session.connection;
     res.once("close", () => exchange.closed());
     const s = session;
@@ -1026,6 +1092,14 @@ export class HttpTransport {
     const lastEventId = one(headers["last-event-id"]);
     // Resumption: replay what followed Last-Event-ID on the stream it names, and only there. spec/2025-11-25/basic/transports.mdx#resumability-and-redelivery
     const resumed = revision && lastEventId !== undefined && resumableStreams(revision) ? session.lookup(lastEventId) : undefined;
+    if (resumed === "unknown") {
+      // A stream of this session that is no longer kept (or never was): nothing to replay, and the GET stream is not
+      // what was asked for. The stream ends at once; a client that still waits for a response there will not get it.
+      this.startSse(res, 200, session);
+      this.untrack(res);
+      res.end();
+      return;
+    }
     if (resumed && resumed.stream !== session.standalone) {
       if (resumed.stream.res && !resumed.stream.res.destroyed) return this.invalidRequest(res, 409, "Conflict: that stream is already connected");
       this.startSse(res, 200, session);

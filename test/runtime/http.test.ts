@@ -29,12 +29,14 @@ const toolCall = (id: number | string, name: string, args: Record<string, unknow
 });
 
 describe("secure defaults (every era)", () => {
-  it("an absolute-form request target (POST http://host/mcp) reaches the endpoint; Host is still checked", async () => {
-    const ok = await raw(fx.url, { path: `http://127.0.0.1:${fx.port}/mcp`, headers: jsonPost(), body: initializeBody("2025-11-25") });
+  it("an absolute-form request target (POST http://host/mcp) reaches the endpoint; its authority, not Host, is checked", async () => {
+    const ok = await raw(fx.url, { path: `http://127.0.0.1:${fx.port}/mcp`, headers: { ...jsonPost(), host: "ignored.example" }, body: initializeBody("2025-11-25") });
     expect(ok.status).toBe(200);
     expect(ok.json.result.protocolVersion).toBe("2025-11-25");
-    const rebinding = await raw(fx.url, { path: `http://127.0.0.1:${fx.port}/mcp`, headers: { ...jsonPost(), host: "evil.example" }, body: initializeBody("2025-11-25") });
+    const rebinding = await raw(fx.url, { path: "http://evil.example/mcp", headers: jsonPost(), body: initializeBody("2025-11-25") });
     expect(rebinding.status).toBe(403);
+    const scheme = await raw(fx.url, { path: `ftp://127.0.0.1:${fx.port}/mcp`, headers: jsonPost(), body: initializeBody("2025-11-25") });
+    expect(scheme.status).toBe(400);
   });
 
   it("refuses a foreign Origin with 403 and a JSON-RPC error body without id", async () => {
@@ -232,6 +234,20 @@ describe.each(STREAMABLE_LEGACY)("legacy Streamable HTTP, revision %s", (revisio
     const r = await call;
     expect([r.status, r.headers["content-type"]]).toEqual([200, "text/event-stream"]);
     expect(r.messages).toEqual([]);
+    if (!rules.supportsBatches(revision as rules.Revision)) return;
+    // A batch whose requests are all cancelled: the same.
+    const batch = raw(fx.url, { headers: jsonPost(h), body: [toolCall(71, "slow", { ms: 3000, tag: "c71" }), toolCall(72, "slow", { ms: 3000, tag: "c72" })], timeoutMs: 5000 });
+    await new Promise((r) => setTimeout(r, 200));
+    for (const requestId of [71, 72]) await raw(fx.url, { headers: jsonPost(h), body: { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId } } });
+    const b = await batch;
+    expect([b.status, b.headers["content-type"], b.messages]).toEqual([200, "text/event-stream", []]);
+  });
+
+  it("an initialize answered over SSE follows the negotiated revision: ids only where streams are resumable, priming only where 2025-11-25 asks", async () => {
+    const r = await raw(fx.url, { headers: { ...jsonPost(), accept: "text/event-stream" }, body: initializeBody(revision) });
+    expect(r.messages[0].result.protocolVersion).toBe(revision);
+    expect(r.events.every((e) => (e.id !== undefined) === rules.resumableStreams(revision as rules.Revision))).toBe(true);
+    expect(r.events[0].data === "").toBe(rules.primesSseStreams(revision as rules.Revision));
   });
 
   it("SSE events carry ids unique across the session's streams; 2025-11-25 primes each POST stream (id, retry, empty data)", async () => {
@@ -274,10 +290,9 @@ describe.each(STREAMABLE_LEGACY)("legacy Streamable HTTP, revision %s", (revisio
       // The resumed stream ended with the response (it did not wait for the timeout), and continues the ids.
       expect(resumed.events.every((e) => e.id !== undefined && e.id !== lastId && e.id.split("-")[0] === lastId.split("-")[0])).toBe(true);
       expect((await standalone).messages).toEqual([]);
-      // Delivered whole on a live connection, the stream's log is gone: the same id again replays nothing.
-      const again = await raw(fx.url, { method: "GET", headers: { accept: "text/event-stream", "last-event-id": lastId, ...h }, timeoutMs: 800 });
-      expect(again.status).toBe(200);
-      expect(again.messages).toEqual([]);
+      // The ended stream's log is kept (bounded) for a client that lost the end: the same id again replays the same.
+      const again = await raw(fx.url, { method: "GET", headers: { accept: "text/event-stream", "last-event-id": lastId, ...h }, timeoutMs: 2000 });
+      expect(again.messages.map((m) => m.params?.data ?? `response ${m.id}`)).toEqual(["part 2", "response 62"]);
     },
   );
 
@@ -312,10 +327,27 @@ describe.each(STREAMABLE_LEGACY)("legacy Streamable HTTP, revision %s", (revisio
     const foreign = await raw(fx.url, { method: "GET", headers: { accept: "text/event-stream", "last-event-id": lastId, ...sessionHeaders(b, revision) }, timeoutMs: 800 });
     expect(foreign.status).toBe(200);
     expect(foreign.messages).toEqual([]);
-    const unknown = await raw(fx.url, { method: "GET", headers: { accept: "text/event-stream", "last-event-id": "999-1", ...sessionHeaders(a, revision) }, timeoutMs: 800 });
+    const t0 = Date.now();
+    const unknown = await raw(fx.url, { method: "GET", headers: { accept: "text/event-stream", "last-event-id": "999-1", ...sessionHeaders(a, revision) }, timeoutMs: 3000 });
     expect(unknown.status).toBe(200);
     expect(unknown.messages).toEqual([]);
+    // It ends at once: it is not the session's GET stream (which a waiting client would read until its timeout).
+    expect(Date.now() - t0).toBeLessThan(2500);
+    const standalone = raw(fx.url, { method: "GET", headers: { accept: "text/event-stream", ...sessionHeaders(a, revision) }, timeoutMs: 500 });
+    expect((await standalone).status).toBe(200);
   });
+
+  it.runIf(rules.primesSseStreams(revision as rules.Revision))("more than 16 polled streams in one session: every one is resumed with its response", async () => {
+    const sid = await openSession(fx.url, revision);
+    const h = sessionHeaders(sid, revision);
+    const ids = Array.from({ length: 20 }, (_, i) => 100 + i);
+    const posts = await Promise.all(ids.map((id) => raw(fx.url, { headers: jsonPost(h), body: toolCall(id, "test_reconnection"), timeoutMs: 5000 })));
+    const resumed = await Promise.all(
+      posts.map((p) => raw(fx.url, { method: "GET", headers: { accept: "text/event-stream", "last-event-id": p.events.at(-1)!.id!, ...h }, timeoutMs: 5000 })),
+    );
+    expect(resumed.map((r) => r.messages.map((m) => m.id))).toEqual(ids.map((id) => [id]));
+  });
+
 
   it("a server→client request travels on the POST's SSE stream; the client's answer is a 202 POST", async () => {
     const sid = await openSession(fx.url, revision, "asker", { elicitation: {} });
@@ -639,6 +671,33 @@ describe("McpClient over HTTP (StreamableHttpClientTransport, SseClientTransport
     const client = await new McpClient({ transport: new StreamableHttpClientTransport(fx.url) }).connect();
     expect([client.era, client.revision]).toEqual(["modern", MODERN]);
     await client.close();
+  });
+});
+
+describe("replay buffer bound (replayBufferBytes)", () => {
+  let rfx: Fixture;
+  beforeAll(async () => {
+    rfx = await startFixture({ FIXTURE_REPLAY_BYTES: "20000" });
+  });
+  afterAll(async () => {
+    await rfx?.stop();
+  });
+
+  it("events past the bound are sent but not kept: a resumption replays what was kept, and the process lives on", async () => {
+    const revision = "2025-11-25";
+    const sid = await openSession(rfx.url, revision);
+    const h = sessionHeaders(sid, revision);
+    const dropAfterPart1 = (id: number | string) =>
+      raw(rfx.url, { headers: jsonPost(h), body: toolCall(id, "two_parts", { ms: 200 }), until: (events) => events.some((e) => e.data.includes("part 1")) });
+    const resume = (lastId: string) => raw(rfx.url, { method: "GET", headers: { accept: "text/event-stream", "last-event-id": lastId, ...h }, timeoutMs: 5000 });
+    // A response larger than the whole buffer (its 30 000-character id) is not kept; the small "part 2" before it is.
+    const big = "x".repeat(30_000);
+    const first = await dropAfterPart1(big);
+    await new Promise((r) => setTimeout(r, 400));
+    expect((await resume(first.events.at(-1)!.id!)).messages.map((m) => m.params?.data ?? "response")).toEqual(["part 2"]);
+    // A small one is kept whole.
+    const second = await dropAfterPart1(5);
+    expect((await resume(second.events.at(-1)!.id!)).messages.map((m) => m.params?.data ?? `response ${m.id}`)).toEqual(["part 2", "response 5"]);
   });
 });
 
