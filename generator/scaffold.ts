@@ -133,6 +133,8 @@ export interface RevisionFacts {
   audioContent: boolean;
   /** Streamable HTTP: a handler may close its SSE connection before the response (SSE polling), resumed by Last-Event-ID. */
   ssePolling: boolean;
+  /** Elicitation forms may use the SEP-1330 enum schemas (titled, multi-select). */
+  sep1330Enums: boolean;
 }
 
 /**
@@ -159,6 +161,7 @@ export function revisionFacts(revisions: string[]): Record<string, RevisionFacts
       elicitation: d.methods["elicitation/create"]?.revisions.includes(r) ?? false,
       audioContent: d.definitions.AudioContent?.revisions.includes(r) ?? false,
       ssePolling: d.prose.primesSseStreams.byRevision[r] === true && d.prose.resumableStreams.byRevision[r] === true,
+      sep1330Enums: d.definitions.TitledSingleSelectEnumSchema?.revisions.includes(r) ?? false,
     };
   }
   return out;

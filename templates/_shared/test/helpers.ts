@@ -42,6 +42,7 @@ interface RevisionFacts {
   elicitation: boolean;
   audioContent: boolean;
   ssePolling: boolean;
+  sep1330Enums: boolean;
 }
 const FACTS = JSON.parse(readFileSync(new URL("./revisions.json", import.meta.url), "utf8")) as Record<
   string,
@@ -66,6 +67,8 @@ export const hasElicitation = (r: Revision) => facts(r).elicitation;
 export const hasAudio = (r: Revision) => facts(r).audioContent;
 /** Streamable HTTP SSE polling: a handler may close its stream's connection; the client resumes with Last-Event-ID. */
 export const hasSsePolling = (r: Revision) => facts(r).ssePolling;
+/** Elicitation forms with the SEP-1330 enum schemas (titled single-select, multi-select). */
+export const hasSep1330Enums = (r: Revision) => facts(r).sep1330Enums;
 
 /** The server processes check every result they send against their revision's schema (a failure is a -32603 error). */
 export const SERVER_ENV = { ...process.env, MCP_RUNTIME_VALIDATE_RESULTS: "1" };
