@@ -471,6 +471,7 @@ export class Connection {
 
   // ---- dispatch ----
 
+  /** A request of `revision`, routed and admitted: check it is served, validate it, run its handler, answer. */
   private dispatch(
     revision: Revision,
     req: JsonRpcRequest,
@@ -488,26 +489,11 @@ export class Connection {
     if (this.inFlight.has(req.id)) {
       return sink.send(this.errorResponse(req.id, errorCode(revision, "INVALID_REQUEST")!, `Invalid Request: id ${JSON.stringify(req.id)} is already in use`, undefined, revision));
     }
-    const loaded = validatorsFor(revision);
-    if (loaded instanceof Promise) return loaded.then((v) => this.dispatchWith(v, revision, req, sink, clientCapabilities, clientInfo, meta, admit));
-    return this.dispatchWith(loaded, revision, req, sink, clientCapabilities, clientInfo, meta, admit);
-  }
-
-  /**
-   * Validate, run the handler and answer. Written without async frames: a suspended async function keeps all of its
-   * locals alive, and this is the path every request takes (allocation per request drives peak RSS under load).
-   */
-  private dispatchWith(
-    validators: DispatchValidators,
-    revision: Revision,
-    req: JsonRpcRequest,
-    sink: Sink,
-    clientCapabilities: Record<string, unknown>,
-    clientInfo: Record<string, unknown> | undefined,
-    meta: Record<string, unknown> | undefined,
-    admit: () => void,
-  ): Promise<void> | void {
-    const method = req.method;
+    const validators = validatorsFor(revision);
+    // The revision's validators load once (admission waits meanwhile); then everything below runs synchronously.
+    if (validators instanceof Promise) return validators.then(() => this.dispatch(revision, req, sink, clientCapabilities, clientInfo, meta, admit));
+    // Validate, run the handler and answer. Written without async frames: a suspended async function keeps all of its
+    // locals alive, and this is the path every request takes (allocation per request drives peak RSS under load).
     const validate = validators.clientRequestValidators[method];
     // inputResponses entries are validated when a handler uses them; unknown ones are ignored (spec/2026-07-28/basic/patterns/mrtr.mdx#error-handling).
     const checked = isObject(req.params?.inputResponses) ? { ...req, params: { ...req.params, inputResponses: {} } } : req;

@@ -537,7 +537,7 @@ export class McpServer {
       if (toolInputErrorsAsResult(revision)) return { content: [{ type: "text", text: message }], isError: true };
       throw new McpError(errorCode(revision, "INVALID_PARAMS")!, message);
     }
-    // No async frame here: this runs for every tools/call (see Connection.dispatchWith).
+    // No async frame here: this runs for every tools/call (see Connection.dispatch).
     let out: ToolResult | Promise<ToolResult>;
     try {
       out = tool.handler(args, ctx);
