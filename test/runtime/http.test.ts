@@ -399,6 +399,28 @@ describe.each(STREAMABLE_LEGACY)("legacy Streamable HTTP, revision %s", (revisio
     expect(noAccept.status).toBe(406);
   });
 
+  it.runIf(rules.resumableStreams(revision as rules.Revision))("the GET stream resumes too: replay after Last-Event-ID, then what waited while it was closed", async () => {
+    const sid = await openSession(fx.url, revision);
+    const h = sessionHeaders(sid, revision);
+    const changes = (ev: { data: string }[]) => ev.filter((e) => e.data.includes("list_changed")).length;
+    const first = raw(fx.url, { method: "GET", headers: { accept: "text/event-stream", ...h }, until: (ev) => changes(ev) >= 2, timeoutMs: 5000 });
+    await new Promise((r) => setTimeout(r, 100));
+    await raw(fx.url, { headers: jsonPost(h), body: toolCall(80, "touch") });
+    await raw(fx.url, { headers: jsonPost(h), body: toolCall(81, "touch") });
+    const got = await first;
+    const [e1, e2] = got.events.filter((e) => e.data.includes("list_changed"));
+    expect([e1.id, e2.id].every((id) => /^\d+-\d+$/.test(id!))).toBe(true);
+    await new Promise((r) => setTimeout(r, 100)); // the server sees the GET stream closed
+    await raw(fx.url, { headers: jsonPost(h), body: toolCall(82, "touch") }); // waits for the next GET stream
+    const resumed = await raw(fx.url, { method: "GET", headers: { accept: "text/event-stream", "last-event-id": e1.id!, ...h }, until: (ev) => changes(ev) >= 2, timeoutMs: 5000 });
+    const ids = resumed.events.filter((e) => e.data.includes("list_changed")).map((e) => e.id!);
+    // e2 again (replayed: the client says it saw only e1), then the one that waited; same stream, ids increasing.
+    expect(ids[0]).toBe(e2.id);
+    expect(ids).toHaveLength(2);
+    expect(ids[1].split("-")[0]).toBe(e1.id!.split("-")[0]);
+    expect(Number(ids[1].split("-")[1])).toBeGreaterThan(Number(e2.id!.split("-")[1]));
+  });
+
   it(`JSON-RPC batches ${rules.supportsBatches(revision) ? "are answered with an array" : "are refused with -32600"}`, async () => {
     const sid = await openSession(fx.url, revision);
     const r = await raw(fx.url, { headers: jsonPost(sessionHeaders(sid, revision)), body: [toolCall(13, "echo", { text: "a" }), { jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: 1, progress: 1 } }, toolCall(14, "echo", { text: "b" })] });
@@ -675,6 +697,23 @@ describe("McpClient over HTTP (StreamableHttpClientTransport, SseClientTransport
 });
 
 describe("replay buffer bound (replayBufferBytes)", () => {
+  it("a session keeps at most 4 MiB of events: an ended stream's events go before those of streams still running", async () => {
+    const revision = "2025-11-25";
+    const sid = await openSession(fx.url, revision);
+    const h = sessionHeaders(sid, revision);
+    const dropAfterPart1 = (id: string) =>
+      raw(fx.url, { headers: jsonPost(h), body: toolCall(id, "two_parts", { ms: 300 }), until: (events) => events.some((e) => e.data.includes("part 1")) });
+    const resume = (lastId: string) => raw(fx.url, { method: "GET", headers: { accept: "text/event-stream", "last-event-id": lastId, ...h }, timeoutMs: 5000 });
+    // A: its 2.5 M-character response is kept once it ends. B: its own 2.5 M-character response needs the room, and A's
+    // (ended) events are the ones that go. (The shared fixture has the default 64 MiB global bound.)
+    const a = await dropAfterPart1("a".repeat(2_500_000));
+    await new Promise((r) => setTimeout(r, 500));
+    const b = await dropAfterPart1("b".repeat(2_500_000));
+    await new Promise((r) => setTimeout(r, 500));
+    expect((await resume(b.events.at(-1)!.id!)).messages.map((m) => m.params?.data ?? "response")).toEqual(["part 2", "response"]);
+    expect((await resume(a.events.at(-1)!.id!)).messages.map((m) => m.params?.data ?? "response")).toEqual([]);
+  });
+
   let rfx: Fixture;
   beforeAll(async () => {
     rfx = await startFixture({ FIXTURE_REPLAY_BYTES: "20000" });

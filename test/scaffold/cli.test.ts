@@ -125,6 +125,18 @@ describe("scaffolding without install", () => {
     expect(manifest.transports).toEqual(["stdio", "http"]);
   });
 
+  it("npm run dev never runs a stdio server under a watcher (tsx watch reads stdin as restart keypresses)", async () => {
+    for (const [transport, dev] of [
+      ["both", /tsx watch src\/main\.ts --transport http$/],
+      ["http", /tsx watch src\/main\.ts --transport http$/],
+      ["stdio", /tsc -p tsconfig\.json --watch/],
+    ] as const) {
+      const d = join(work, `dev-${transport}`);
+      expect((await create([d, "--yes", "--no-install", "--transport", transport])).status).toBe(0);
+      expect(JSON.parse(readFileSync(join(d, "package.json"), "utf8")).scripts.dev, transport).toMatch(dev);
+    }
+  });
+
   it("writes prettier-formatted files (the project's .prettierrc.json), whatever the substituted values", async () => {
     const prettier = await import("prettier");
     for (const [template, transport] of [
