@@ -203,9 +203,7 @@ export class StreamableHttpClientTransport implements ClientTransport {
     for (let attempt = 0; !answered && !route.modern && cursor.lastEventId !== undefined && this.sessionId && attempt < MAX_RESUMES; attempt++) {
       try {
         await sleep(cursor.retryMs, undefined, { signal });
-        const headers: Record<string, string> = { accept: "text/event-stream", "mcp-session-id": this.sessionId, "last-event-id": cursor.lastEventId, ...this.options.headers };
-        if (this.protocolVersion && hasHeader(this.protocolVersion as Revision, "MCP-Protocol-Version")) headers["mcp-protocol-version"] = this.protocolVersion;
-        const resumed = await fetch(this.url, { method: "GET", headers, signal });
+        const resumed = await fetch(this.url, { method: "GET", headers: this.streamHeaders(this.sessionId, { "last-event-id": cursor.lastEventId }), signal });
         if (!resumed.ok || !(resumed.headers.get("content-type") ?? "").startsWith("text/event-stream")) {
           await resumed.body?.cancel();
           return;
@@ -232,13 +230,18 @@ export class StreamableHttpClientTransport implements ClientTransport {
     for (const t of result.tools) if (isObject(t) && typeof t.name === "string") this.toolHeaders.set(t.name, headerParams(t.inputSchema));
   }
 
+  /** Headers of a legacy GET on the session's endpoint (a new stream, or a resumption with Last-Event-ID). */
+  private streamHeaders(sessionId: string, extra: Record<string, string> = {}): Record<string, string> {
+    const headers: Record<string, string> = { accept: "text/event-stream", "mcp-session-id": sessionId, ...extra, ...this.options.headers };
+    if (this.protocolVersion && hasHeader(this.protocolVersion as Revision, "MCP-Protocol-Version")) headers["mcp-protocol-version"] = this.protocolVersion;
+    return headers;
+  }
+
   /** Legacy: open the session's GET stream (server→client messages outside any request). */
   openGetStream(): void {
     if (!this.sessionId || this.getStream || this.closed) return;
     const controller = (this.getStream = new AbortController());
-    const headers: Record<string, string> = { accept: "text/event-stream", "mcp-session-id": this.sessionId, ...this.options.headers };
-    if (this.protocolVersion && hasHeader(this.protocolVersion as Revision, "MCP-Protocol-Version")) headers["mcp-protocol-version"] = this.protocolVersion;
-    void fetch(this.url, { method: "GET", headers, signal: controller.signal })
+    void fetch(this.url, { method: "GET", headers: this.streamHeaders(this.sessionId), signal: controller.signal })
       .then((res) => {
         if (!res.ok) return void res.body?.cancel();
         return readSse(res, (m) => this.deliver(m, { status: res.status, headers: headersOf(res) }));
