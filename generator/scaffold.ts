@@ -206,7 +206,7 @@ export function runtimeDependency(runtime: string | undefined): RuntimeDependenc
     const tarball = packRuntime(RUNTIME_DIR);
     const target = `vendor/create-mcp-server-runtime-${pkg.version}.tgz`;
     files.set(target, tarball);
-    return { spec: `file:${target}`, files, describe: `${RUNTIME_PACKAGE} ${pkg.version} from this checkout, packed into ${target}` };
+    return { spec: `file:${target}`, files, describe: `${RUNTIME_PACKAGE} ${pkg.version} as bundled with create-mcp-server, packed into ${target}` };
   }
   const own = JSON.parse(readFileSync(join(PROJECT_ROOT, "package.json"), "utf8")) as { version: string };
   return { spec: `^${own.version}`, files, describe: `${RUNTIME_PACKAGE}@^${own.version} from the registry` };
