@@ -696,6 +696,33 @@ describe("McpClient over HTTP (StreamableHttpClientTransport, SseClientTransport
   });
 });
 
+describe("a modern-only server over HTTP (revisions: [2026-07-28])", () => {
+  let mfx: Fixture;
+  beforeAll(async () => {
+    mfx = await startFixture({ FIXTURE_REVISIONS: MODERN });
+  });
+  afterAll(async () => {
+    await mfx?.stop();
+  });
+
+  // The same answer as over stdio: a legacy client has no fall-forward, so the error names the supported versions with a
+  // code its revision defines (-32602), not -32020. spec/2026-07-28/basic/versioning.mdx#compatibility-matrix
+  it("answers a legacy initialize with 400 and -32602 naming its supported versions", async () => {
+    const r = await raw(mfx.url, { headers: jsonPost(), body: initializeBody("2025-11-25") });
+    expect(r.status).toBe(400);
+    expect(r.json).toMatchObject({ jsonrpc: "2.0", id: 1, error: { code: -32602, data: { supported: [MODERN], requested: "2025-11-25" } } });
+    expect(r.headers["mcp-session-id"]).toBeUndefined();
+  });
+
+  it("ignores Mcp-Session-Id on a modern request (no session is minted or echoed)", async () => {
+    const { body, headers } = modernRequest(2, "tools/list");
+    const r = await raw(mfx.url, { headers: { ...headers, "mcp-session-id": "stale" }, body });
+    expect(r.status).toBe(200);
+    expect(r.json.result.tools.length).toBeGreaterThan(0);
+    expect(r.headers["mcp-session-id"]).toBeUndefined();
+  });
+});
+
 describe("replay buffer bound (replayBufferBytes)", () => {
   it("a session keeps at most 4 MiB of events: an ended stream's events go before those of streams still running", async () => {
     const revision = "2025-11-25";

@@ -4,7 +4,7 @@
  * this file answers one validated request for one revision in force and
  * encodes the result for that revision.
  *
- * Every per-revision decision calls the generated rules module (`./rules.js`):
+ * Every per-revision decision calls the generated rules module (`../rules.js`):
  * nothing here names a revision.
  */
 import type {
@@ -26,8 +26,8 @@ import type {
   ResourceTemplate,
   Tool,
   ToolAnnotations,
-} from "../../out/latest.js";
-import { McpError, type RequestId } from "./jsonrpc.js";
+} from "../../../out/latest.js";
+import { McpError, type RequestId } from "../wire/jsonrpc.js";
 import {
   type Era,
   type Revision,
@@ -42,12 +42,12 @@ import {
   resourceNotFoundCode,
   structuredContentMustBeObject,
   toolInputErrorsAsResult,
-} from "./rules.js";
-import { RequestStateCodec } from "./mrtr.js";
+} from "../rules.js";
+import { RequestStateCodec } from "../protocol/mrtr.js";
 import { compileSchema, type SchemaValidator } from "./schema.js";
 import { UriTemplate } from "./uri-template.js";
 
-export type { Revision, Era } from "./rules.js";
+export type { Revision, Era } from "../rules.js";
 
 /** A result as a handler returns it: the runtime adds `resultType`, caching fields and `_meta` serverInfo per revision. */
 type HandlerResult<T> = Omit<T, "resultType" | "ttlMs" | "cacheScope"> & { resultType?: string };

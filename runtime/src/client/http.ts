@@ -15,9 +15,9 @@
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import type { ClientTransport, Delivery } from "./client.js";
-import { encodeHeaderValue, headerParams, primitiveHeaderText, valueAt, type HeaderParam } from "./http-headers.js";
-import type { JsonRpcMessage } from "./jsonrpc.js";
-import { type Revision, hasHeader, nameHeaderSources } from "./rules.js";
+import { encodeHeaderValue, headerParams, primitiveHeaderText, valueAt, type HeaderParam } from "../wire/headers.js";
+import type { JsonRpcMessage } from "../wire/jsonrpc.js";
+import { type Revision, hasHeader, nameHeaderSources } from "../rules.js";
 
 type Route = Parameters<ClientTransport["send"]>[1];
 type EventSourceMessage = { event?: string; id?: string; data: string };

@@ -8,9 +8,9 @@
  * spec/2025-11-25/basic/transports.mdx#stdio, spec/2026-07-28/basic/transports/stdio.mdx
  */
 import type { Readable, Writable } from "node:stream";
-import { Connection, type Sink } from "./connection.js";
-import type { JsonRpcMessage } from "./jsonrpc.js";
-import type { McpServer } from "./server.js";
+import { Connection, type Sink } from "../protocol/connection.js";
+import type { JsonRpcMessage } from "../wire/jsonrpc.js";
+import type { McpServer } from "../server/server.js";
 
 export interface StdioOptions {
   input?: Readable;

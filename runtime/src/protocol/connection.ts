@@ -9,11 +9,11 @@
  * Legacy (handshake) era: spec/2025-11-25/basic/lifecycle.mdx
  * Modern (stateless) era:  spec/2026-07-28/basic/versioning.mdx, spec/2026-07-28/basic/index.mdx#statelessness
  */
-import type { CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult, ListRootsResult, LoggingLevel } from "../../out/latest.js";
-import { classify, McpError, type JsonRpcMessage, type JsonRpcRequest, type JsonRpcResponse, type RequestId } from "./jsonrpc.js";
+import type { CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult, ListRootsResult, LoggingLevel } from "../../../out/latest.js";
+import { classify, type Classification } from "./classify.js";
+import { inspect, McpError, type JsonRpcMessage, type JsonRpcRequest, type JsonRpcResponse, type RequestId } from "../wire/jsonrpc.js";
 import {
   type Revision,
-  LATEST_MODERN,
   definesErrorCode,
   errorCode,
   hasField,
@@ -21,7 +21,6 @@ import {
   hasMethod,
   isLegacy,
   isModern,
-  isRevision,
   mayAnswerInputRequired,
   serverMaySendRequests,
   methodFlows,
@@ -34,9 +33,9 @@ import {
   type Validator,
   describeErrors,
   type RevisionValidators,
-} from "./rules.js";
+} from "../rules.js";
 import { InputRequiredSignal, paramsDigest, RequestStateCodec } from "./mrtr.js";
-import { LOGGING_LEVELS, McpServer, MissingCapabilityError, type AskOptions, type RequestContext, type ServerEvent } from "./server.js";
+import { LOGGING_LEVELS, McpServer, MissingCapabilityError, type AskOptions, type RequestContext, type ServerEvent } from "../server/server.js";
 
 export const META_PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion";
 export const META_CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities";
@@ -300,9 +299,9 @@ export class Connection {
    * only while an earlier one is still being admitted (e.g. loading its
    * revision's validators).
    */
-  receive(value: unknown, sink: Sink = this.out): Promise<void> {
-    if (this.gated) return new Promise((resolve) => this.waiting.push(() => void this.start(value, sink).then(resolve)));
-    return this.start(value, sink);
+  receive(value: unknown, sink: Sink = this.out, route?: Classification): Promise<void> {
+    if (this.gated) return new Promise((resolve) => this.waiting.push(() => void this.start(value, sink, route).then(resolve)));
+    return this.start(value, sink, route);
   }
 
   /** An earlier message is not admitted yet: later ones wait in `waiting`. */
@@ -312,7 +311,7 @@ export class Connection {
   private active = 0;
   private readonly idleWaiters: (() => void)[] = [];
 
-  private start(value: unknown, sink: Sink): Promise<void> {
+  private start(value: unknown, sink: Sink, route?: Classification): Promise<void> {
     this.gated = true;
     this.active++;
     let open = false;
@@ -328,13 +327,13 @@ export class Connection {
         this.draining = false;
       }
     };
-    return this.run(value, sink, admit);
+    return this.run(value, sink, admit, route);
   }
 
-  private async run(value: unknown, sink: Sink, admit: () => void): Promise<void> {
+  private async run(value: unknown, sink: Sink, admit: () => void, route?: Classification): Promise<void> {
     try {
       if (Array.isArray(value)) await this.receiveBatch(value, sink, admit);
-      else await this.receiveOne(value, sink, admit);
+      else await this.receiveOne(value, sink, admit, route);
     } catch (err) {
       process.stderr.write(`mcp runtime: ${String((err as Error)?.stack ?? err)}\n`);
     } finally {
@@ -357,7 +356,8 @@ export class Connection {
     for (const m of batch) {
       let admit!: () => void;
       const admitted = new Promise<void>((r) => (admit = r));
-      const d = this.receiveOne(m, collector, admit);
+      // Every message of a batch is the session's (batches exist only in a legacy revision).
+      const d = this.receiveOne(m, collector, admit, { kind: "legacy", revision });
       done.push(d);
       await Promise.race([admitted, d]);
     }
@@ -367,8 +367,8 @@ export class Connection {
     if (responses.length) sink.send(responses as unknown as JsonRpcMessage);
   }
 
-  private receiveOne(value: unknown, sink: Sink, admit: () => void): Promise<void> | void {
-    const inbound = classify(value);
+  private receiveOne(value: unknown, sink: Sink, admit: () => void, route?: Classification): Promise<void> | void {
+    const inbound = inspect(value);
     switch (inbound.type) {
       case "invalid":
         sink.send(this.errorResponse(inbound.id, errorCode(this.fallbackRevision, "INVALID_REQUEST")!, `Invalid Request: ${inbound.reason}`));
@@ -382,27 +382,22 @@ export class Connection {
         this.notification(inbound.message.method, inbound.message.params);
         return;
       case "request":
-        return this.request(inbound.message, sink, admit);
+        return this.request(inbound.message, sink, admit, route);
     }
   }
 
-  // ---- era routing ----
+  // ---- era routing: the classifier decides (protocol/classify.ts) ----
 
-  private request(req: JsonRpcRequest, sink: Sink, admit: () => void): Promise<void> | void {
-    const meta = isObject(req.params?._meta) ? (req.params!._meta as Record<string, unknown>) : undefined;
-    const declaresModern = meta !== undefined && META_PROTOCOL_VERSION in meta;
-    const legacyPipe = this.session !== undefined || this.options.era === "legacy";
-    const servesModern = this.server.eras.modern.length > 0;
-    const servesLegacy = this.server.eras.legacy.length > 0;
-    let era: "legacy" | "modern";
-    if (this.options.era) era = this.options.era;
-    // initialize makes the pipe legacy for its lifetime (stdio); a _meta protocol version means modern.
-    else if (legacyPipe) era = "legacy";
-    else if (req.method === "initialize" && !declaresModern) era = "legacy";
-    else if (declaresModern && servesModern) era = "modern";
-    else if (req.method === "ping" && servesLegacy) era = "legacy";
-    else era = servesModern ? "modern" : "legacy";
-    return era === "legacy" ? this.legacyRequest(req, sink, admit) : this.modernRequest(req, meta, sink, admit);
+  private request(req: JsonRpcRequest, sink: Sink, admit: () => void, decided?: Classification): Promise<void> | void {
+    const route = decided ?? classify({ kind: "request", method: req.method, params: req.params }, { transport: this.options.transport, session: this.session, served: this.server.eras });
+    switch (route.kind) {
+      case "reject":
+        return sink.send(this.errorResponse(req.id, route.error.code, route.error.message, route.error.data, route.revision));
+      case "legacy":
+        return this.legacyRequest(req, sink, admit);
+      case "modern":
+        return this.dispatch(route.revision, req, sink, route.meta!.clientCapabilities, route.meta!.clientInfo, route.meta!.raw, admit);
+    }
   }
 
   /** Legacy: spec/2025-11-25/basic/lifecycle.mdx */
@@ -427,10 +422,6 @@ export class Connection {
     if (this.session) return sink.send(this.errorResponse(req.id, errorCode(this.session.revision, "INVALID_REQUEST")!, "Invalid Request: already initialized", undefined, this.session.revision));
     // A missing or non-string version is -32602. spec/2025-11-25/basic/lifecycle.mdx#version-negotiation
     if (typeof requested !== "string") return sink.send(this.errorResponse(req.id, invalid, "Invalid params: protocolVersion must be a string", undefined, errRevision));
-    if (legacy.length === 0) {
-      // A modern-only server names its supported versions, with the code a legacy peer knows.
-      return sink.send(this.errorResponse(req.id, invalid, "Unsupported protocol version: this server serves only the stateless era", { supported: [...this.server.revisions], requested }, errRevision));
-    }
     // Echo a supported legacy version, else counter-offer the newest legacy one (also for 2026-07-28: it has no handshake).
     const revision = (legacy as string[]).includes(requested) ? (requested as Revision) : legacy[legacy.length - 1];
     const validators = await validatorsFor(revision);
@@ -448,25 +439,6 @@ export class Connection {
     const result: Record<string, unknown> = { protocolVersion: revision, capabilities: this.server.capabilities(revision), serverInfo: this.server.serverInfo(revision) };
     if (this.server.options.instructions && hasField(revision, "InitializeResult", "instructions")) result.instructions = this.server.options.instructions;
     sink.send({ jsonrpc: "2.0", id: req.id, result });
-  }
-
-  /** Modern: spec/2026-07-28/basic/versioning.mdx. Everything comes from this request. */
-  private modernRequest(req: JsonRpcRequest, meta: Record<string, unknown> | undefined, sink: Sink, admit: () => void): Promise<void> | void {
-    const newest = this.server.eras.modern.at(-1) ?? LATEST_MODERN!;
-    const version = meta?.[META_PROTOCOL_VERSION];
-    const capabilities = meta?.[META_CLIENT_CAPABILITIES];
-    // Both _meta fields are REQUIRED; a missing one is -32602 (not -32020: no header disagrees with the body).
-    if (typeof version !== "string" || !isObject(capabilities)) {
-      const missing = typeof version !== "string" ? META_PROTOCOL_VERSION : META_CLIENT_CAPABILITIES;
-      return sink.send(this.errorResponse(req.id, errorCode(newest, "INVALID_PARAMS")!, `Invalid params: _meta["${missing}"] is required`, undefined, newest));
-    }
-    if (!isRevision(version) || !isModern(version) || !this.server.revisions.includes(version)) {
-      return sink.send(
-        this.errorResponse(req.id, errorCode(newest, "UNSUPPORTED_PROTOCOL_VERSION")!, `Unsupported protocol version: ${version}`, { supported: [...this.server.revisions].reverse(), requested: version }, newest),
-      );
-    }
-    const clientInfo = isObject(meta![META_CLIENT_INFO]) ? (meta![META_CLIENT_INFO] as Record<string, unknown>) : undefined;
-    return this.dispatch(version, req, sink, capabilities, clientInfo, meta, admit);
   }
 
   // ---- dispatch ----

@@ -19,8 +19,8 @@
  * one it sends every request with that revision's `_meta`.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import type { JsonRpcMessage, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse, RequestId } from "./jsonrpc.js";
-import { LATEST_LEGACY, LATEST_MODERN, REVISIONS, type Revision, isModern, isRevision } from "./rules.js";
+import type { JsonRpcMessage, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse, RequestId } from "../wire/jsonrpc.js";
+import { LATEST_LEGACY, LATEST_MODERN, REVISIONS, type Revision, isModern, isRevision } from "../rules.js";
 
 /** How a client transport reports a message, with what it knows of the HTTP exchange (if any). */
 export interface Delivery {

@@ -16,25 +16,13 @@
 import { randomBytes } from "node:crypto";
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { Connection, META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, type Sink } from "./connection.js";
-import { decodeHeaderValue, headerMatches, headerParams, primitiveHeaderText, valueAt, type HeaderParam } from "./http-headers.js";
-import type { JsonRpcMessage, RequestId } from "./jsonrpc.js";
-import {
-  type Revision,
-  LATEST_MODERN,
-  disconnectIsCancellation,
-  errorCode,
-  hasHeader,
-  httpErrorStatuses,
-  isLegacy,
-  isModern,
-  isRevision,
-  nameHeaderSources,
-  primesSseStreams,
-  resumableStreams,
-  unknownMethodHttpStatus,
-} from "./rules.js";
-import type { McpServer } from "./server.js";
+import { classify, classifyBatch, legacyHeaderCheck, type Classification, type InboundFacts, type InboundMessage } from "../../protocol/classify.js";
+import { Connection, type Sink } from "../../protocol/connection.js";
+import { headerParams, type HeaderParam } from "../../wire/headers.js";
+import { fixedHttpStatus } from "../../wire/http-status.js";
+import { inspect, type JsonRpcMessage, type RequestId } from "../../wire/jsonrpc.js";
+import { type Revision, disconnectIsCancellation, errorCode, primesSseStreams, resumableStreams } from "../../rules.js";
+import type { McpServer } from "../../server/server.js";
 
 export interface HttpOptions {
   /** Interface to bind. Default 127.0.0.1. A non-loopback address (e.g. 0.0.0.0) also needs `allowRemote: true`. */
@@ -110,6 +98,13 @@ const EMPTY = Buffer.alloc(0);
 const ANY: Accept = { json: true, sse: true };
 const LISTEN_METHOD = "subscriptions/listen";
 
+/** The classifier's view of a body that is one message (a malformed one is classified as the request it resembles). */
+function inboundOf(value: Record<string, unknown>): InboundMessage {
+  const shape = inspect(value);
+  const kind = shape.type === "notification" ? "notification" : shape.type === "response" || shape.type === "malformed-response" ? "response" : "request";
+  return { kind, method: typeof value.method === "string" ? value.method : undefined, params: isObject(value.params) ? value.params : undefined };
+}
+
 /** Whether a Content-Type names JSON (parameters such as charset allowed). */
 function isJsonType(ct: string | undefined): boolean {
   if (!ct) return false;
@@ -134,17 +129,6 @@ function parseAccept(header: string | undefined): Accept {
   }
   if (acceptCache.size < 256) acceptCache.set(header, out);
   return out;
-}
-
-/** The per-revision HTTP rules, computed once per revision from the rules module. */
-interface HttpRules {
-  versionHeader: boolean;
-  methodHeader: boolean;
-  paramHeaders: boolean;
-  /** method → params field that Mcp-Name mirrors. */
-  nameSources: Map<string, string>;
-  /** JSON-RPC error code → HTTP status. */
-  statuses: Map<number, number>;
 }
 
 /** One SSE response: a POST's stream, a legacy session's GET stream, or an HTTP+SSE stream. */
@@ -515,14 +499,12 @@ export class HttpTransport {
   private readonly sessions = new Map<string, LegacyHttpSession>();
   private readonly sseSessions = new Map<string, SseSession>();
   private readonly streams = new Set<ServerResponse>();
-  private readonly rulesCache = new Map<Revision, HttpRules>();
   private readonly toolHeaders = new WeakMap<object, HeaderParam[]>();
   private readonly originCache = new Map<string, boolean>();
   private readonly hostCache = new Map<string, boolean>();
   private readonly hostNames?: Set<string>;
   /** Answers transport-level errors (no session, no request): the newest served revision shapes them. */
   private readonly root: Connection;
-  private readonly newestModern: Revision;
   private readonly fallback: Revision;
   private readonly timers: NodeJS.Timeout[] = [];
   private readonly servesLegacy: boolean;
@@ -539,7 +521,6 @@ export class HttpTransport {
     this.host = options.host ?? "127.0.0.1";
     this.maxBody = options.maxBodyBytes ?? 4 * 1024 * 1024;
     this.root = new Connection(server, NULL_SINK, { transport: "http" });
-    this.newestModern = server.eras.modern.at(-1) ?? LATEST_MODERN ?? server.revisions[server.revisions.length - 1];
     this.fallback = server.revisions[server.revisions.length - 1];
     this.servesLegacy = server.eras.legacy.length > 0;
     const loopback = isLoopbackAddress(this.host.replace(/^\[|\]$/g, ""));
@@ -638,33 +619,6 @@ export class HttpTransport {
 
   // ---- per revision ----
 
-  private rules(revision: Revision): HttpRules {
-    let r = this.rulesCache.get(revision);
-    if (!r) {
-      const statuses = new Map<number, number>();
-      for (const pair of httpErrorStatuses(revision)) {
-        const [code, status] = pair.split(":").map(Number);
-        statuses.set(code, status);
-      }
-      const notFound = errorCode(revision, "METHOD_NOT_FOUND");
-      if (notFound !== undefined) statuses.set(notFound, unknownMethodHttpStatus(revision));
-      const nameSources = new Map<string, string>();
-      for (const pair of nameHeaderSources(revision)) {
-        const i = pair.lastIndexOf(":");
-        nameSources.set(pair.slice(0, i), pair.slice(i + 1));
-      }
-      r = {
-        versionHeader: hasHeader(revision, "MCP-Protocol-Version"),
-        methodHeader: hasHeader(revision, "Mcp-Method"),
-        paramHeaders: hasHeader(revision, "Mcp-Param-X"),
-        nameSources,
-        statuses,
-      };
-      this.rulesCache.set(revision, r);
-    }
-    return r;
-  }
-
   /** The HTTP status of a response message under `revision`'s rules (errors the spec gives a status; else 200). */
   statusFor(message: JsonRpcMessage | JsonRpcMessage[], revision: Revision): number {
     if (Array.isArray(message) || !("error" in message)) return 200;
@@ -672,14 +626,14 @@ export class HttpTransport {
     // an invalid notification): an HTTP error status. spec/2025-11-25/basic/transports.mdx#sending-messages-to-the-server,
     // spec/2026-07-28/basic/transports/streamable-http.mdx#sending-messages-to-the-server
     if (message.id === undefined || message.id === null) return 400;
-    return this.rules(revision).statuses.get((message as { error: { code: number } }).error.code) ?? 200;
+    return fixedHttpStatus(revision, (message as { error: { code: number } }).error.code) ?? 200;
   }
 
   // ---- responses that never reach a Connection ----
 
-  private reject(res: ServerResponse, status: number, code: number, message: string, id?: RequestId | null, revision = this.fallback, headers?: Headers): void {
+  private reject(res: ServerResponse, status: number, code: number, message: string, id?: RequestId | null, revision = this.fallback, headers?: Headers, data?: unknown): void {
     if (res.headersSent || res.destroyed) return;
-    const body = JSON.stringify(this.root.errorResponse(id ?? null, code, message, undefined, revision));
+    const body = JSON.stringify(this.root.errorResponse(id ?? null, code, message, data, revision));
     if (headers) for (const k in headers) res.setHeader(k, headers[k]);
     res.statusCode = status;
     res.setHeader("content-type", "application/json");
@@ -910,59 +864,48 @@ export class HttpTransport {
     const accept = parseAccept(req.headers.accept);
     this.readJson(req, res, accept, (value) => {
       if (!Array.isArray(value) && !isObject(value)) return this.invalidRequest(res, 400, "Invalid Request: the body must be a JSON-RPC message");
-      // The era, from the body first: a _meta protocol version means modern; initialize or a session id means legacy.
-      if (!this.servesLegacy || (!Array.isArray(value) && this.isModernPost(value, req.headers))) return this.modernPost(req, res, value as Record<string, unknown>, accept);
-      this.legacyPost(req, res, value, accept);
+      const headers = req.headers;
+      const sid = this.servesLegacy ? one(headers["mcp-session-id"]) : undefined;
+      const session = sid === undefined ? undefined : this.sessions.get(sid);
+      const facts: InboundFacts = {
+        transport: "http",
+        header: (name) => one(headers[name]),
+        session: sid === undefined ? undefined : session?.connection.session ?? "unknown",
+        served: this.server.eras,
+        paramHeaders: this.paramHeaders,
+      };
+      // The one decision of era and revision (protocol/classify.ts); everything below follows it.
+      const route = Array.isArray(value) ? classifyBatch(facts) : classify(inboundOf(value), facts);
+      const id = isObject(value) && isId(value.id) ? value.id : null;
+      if (route.kind === "reject") return this.reject(res, route.status, route.error.code, route.error.message, id, route.revision, undefined, route.error.data);
+      if (route.kind === "modern") return this.modernPost(res, value as Record<string, unknown>, accept, route);
+      this.legacyPost(res, value, accept, session);
     });
   }
 
-  private isModernPost(msg: Record<string, unknown>, headers: IncomingHttpHeaders): boolean {
-    const params = msg.params;
-    const meta = isObject(params) ? params._meta : undefined;
-    if (isObject(meta) && META_PROTOCOL_VERSION in meta) return true;
-    if (headers["mcp-session-id"] !== undefined || msg.method === "initialize") return false;
-    // No body claim and no legacy marker: the headers only a modern client sends (its request then fails validation, e.g. -32602 for the missing _meta).
-    const version = one(headers["mcp-protocol-version"]);
-    if (version !== undefined) return !(isRevision(version) && isLegacy(version));
-    return headers["mcp-method"] !== undefined;
-  }
+  /** The Mcp-Param headers a tool declares (from its inputSchema), computed once per tool. */
+  private readonly paramHeaders = (toolName: string): readonly HeaderParam[] | undefined => {
+    const tool = this.server.tools.get(toolName);
+    if (!tool) return undefined;
+    let declared = this.toolHeaders.get(tool);
+    if (!declared) this.toolHeaders.set(tool, (declared = headerParams(tool.inputSchema)));
+    return declared;
+  };
 
   // ---- modern ----
 
-  private modernPost(req: IncomingMessage, res: ServerResponse, msg: Record<string, unknown>, accept: Accept): void {
-    const headers = req.headers;
-    const hasId = "id" in msg;
-    if (typeof msg.method !== "string" || !hasId) {
-      // A notification is accepted (none is defined for this transport); a client MUST NOT send responses.
-      if (typeof msg.method === "string") return void res.writeHead(202).end();
-      return this.invalidRequest(res, 400, "Invalid Request: a client sends only requests and notifications", isId(msg.id) ? msg.id : null, undefined);
-    }
-    const id = isId(msg.id) ? msg.id : null;
-    const params = isObject(msg.params) ? msg.params : undefined;
-    const meta = params && isObject(params._meta) ? params._meta : undefined;
-    const metaVersion = meta?.[META_PROTOCOL_VERSION];
-    const revision = isRevision(metaVersion) && isModern(metaVersion) ? metaVersion : this.newestModern;
-    const rules = this.rules(revision);
-    const mismatch = errorCode(revision, "HEADER_MISMATCH") ?? errorCode(revision, "INVALID_REQUEST")!;
-    // The validation order: header missing (-32020), _meta missing (-32602), headers ≠ body (-32020); then the
-    // Connection: unsupported version (-32022), unknown method (-32601). spec/2026-07-28/basic/transports/streamable-http.mdx#server-validation
-    const versionHeader = one(headers["mcp-protocol-version"]);
-    if (rules.versionHeader && versionHeader === undefined) return this.reject(res, 400, mismatch, "Header mismatch: the MCP-Protocol-Version header is required", id, revision);
-    if (typeof metaVersion !== "string" || !isObject(meta![META_CLIENT_CAPABILITIES])) {
-      const missing = typeof metaVersion !== "string" ? META_PROTOCOL_VERSION : META_CLIENT_CAPABILITIES;
-      return this.reject(res, 400, errorCode(revision, "INVALID_PARAMS")!, `Invalid params: _meta["${missing}"] is required`, id, revision);
-    }
-    const wrong = this.headerMismatch(rules, headers, msg.method, params!, versionHeader, metaVersion);
-    if (wrong) return this.reject(res, 400, mismatch, `Header mismatch: ${wrong}`, id, revision);
+  private modernPost(res: ServerResponse, msg: Record<string, unknown>, accept: Accept, route: Classification & { kind: "modern" }): void {
+    // A notification is accepted (none is defined for this transport); responses were rejected by the classifier.
+    if (!route.meta) return void res.writeHead(202).end();
     // A listen is answered by an event stream (spec/2026-07-28/basic/patterns/subscriptions.mdx): a client that
     // accepts only JSON could never receive its acknowledgement or events.
-    if (msg.method === LISTEN_METHOD && !accept.sse) return this.invalidRequest(res, 406, "Not Acceptable: subscriptions/listen answers with text/event-stream", id);
+    if (msg.method === LISTEN_METHOD && !accept.sse) return this.invalidRequest(res, 406, "Not Acceptable: subscriptions/listen answers with text/event-stream", isId(msg.id) ? msg.id : null);
 
-    const exchange = new Exchange(this, res, accept, revision);
+    const exchange = new Exchange(this, res, accept, route.revision);
     const connection = this.modernPool.pop() ?? new Connection(this.server, NULL_SINK, MODERN);
     exchange.connection = connection;
     res.once("close", () => exchange.closed());
-    connection.receive(msg, exchange).then(
+    connection.receive(msg, exchange, route).then(
       () => {
         exchange.done();
         // Back to the pool only once nothing of this request runs on it (a disconnect aborted it, or it finished).
@@ -976,83 +919,32 @@ export class HttpTransport {
     );
   }
 
-  /** Why the mirrored headers disagree with the body, or undefined. */
-  private headerMismatch(rules: HttpRules, headers: IncomingHttpHeaders, method: string, params: Record<string, unknown>, versionHeader: string | undefined, metaVersion: string): string | undefined {
-    if (rules.versionHeader && versionHeader !== metaVersion) return `MCP-Protocol-Version header value '${versionHeader}' does not match body value '${metaVersion}'`;
-    if (rules.methodHeader) {
-      const h = one(headers["mcp-method"]);
-      if (h === undefined) return "the Mcp-Method header is required";
-      if (h !== method) return `Mcp-Method header value '${h}' does not match body value '${method}'`;
-    }
-    const field = rules.nameSources.get(method);
-    if (field !== undefined) {
-      const body = params[field];
-      const raw = one(headers["mcp-name"]);
-      if (typeof body === "string") {
-        if (raw === undefined) return "the Mcp-Name header is required";
-        const decoded = decodeHeaderValue(raw);
-        if (decoded === undefined) return "the Mcp-Name header value is malformed";
-        if (decoded !== body) return `Mcp-Name header value '${raw}' does not match body value '${body}'`;
-      }
-    }
-    if (rules.paramHeaders && typeof params.name === "string") {
-      const tool = this.server.tools.get(params.name);
-      if (tool) {
-        let declared = this.toolHeaders.get(tool);
-        if (!declared) this.toolHeaders.set(tool, (declared = headerParams(tool.inputSchema)));
-        for (const p of declared) {
-          const value = valueAt(params.arguments, p.path);
-          const raw = one(headers[p.header]);
-          // No value in the body: the header is not expected, and one that is sent matches nothing (an intermediary
-          // could route on a value the server never executes).
-          if (value === undefined || value === null) {
-            if (raw !== undefined) return `Mcp-Param-${p.name} header is present but the body has no value at ${p.path.join(".")}`;
-            continue;
-          }
-          if (primitiveHeaderText(value) === undefined) continue;
-          if (raw === undefined) return `the Mcp-Param-${p.name} header is required (the body carries ${p.path.join(".")})`;
-          const decoded = decodeHeaderValue(raw);
-          if (decoded === undefined) return `the Mcp-Param-${p.name} header value is malformed`;
-          if (!headerMatches(decoded, value)) return `Mcp-Param-${p.name} header value '${raw}' does not match body value ${JSON.stringify(value)}`;
-        }
-      }
-    }
-    return undefined;
-  }
-
   // ---- legacy Streamable HTTP ----
 
-  /** A MCP-Protocol-Version header on a legacy request must name a served legacy revision; absent, the session's version holds. */
-  private legacyVersionRejected(res: ServerResponse, headers: IncomingHttpHeaders, id: RequestId | null): boolean {
-    const v = one(headers["mcp-protocol-version"]);
-    if (v === undefined || (isRevision(v) && isLegacy(v) && this.server.revisions.includes(v))) return false;
-    this.invalidRequest(res, 400, `Bad Request: unsupported MCP-Protocol-Version ${JSON.stringify(v)} (supported: ${this.server.eras.legacy.join(", ")})`, id);
-    return true;
-  }
-
-  private session(res: ServerResponse, headers: IncomingHttpHeaders, id: RequestId | null): LegacyHttpSession | undefined {
-    const sid = one(headers["mcp-session-id"])!;
-    const s = this.sessions.get(sid);
-    if (!s) this.invalidRequest(res, 404, "Not Found: unknown or terminated session; send initialize to start a new one", id);
+  /** GET and DELETE name a session: unknown is 404, and a MCP-Protocol-Version header must name a served legacy revision. */
+  private sessionOf(res: ServerResponse, headers: IncomingHttpHeaders): LegacyHttpSession | undefined {
+    const s = this.sessions.get(one(headers["mcp-session-id"])!);
+    if (!s) {
+      this.invalidRequest(res, 404, "Not Found: unknown or terminated session; send initialize to start a new one", null);
+      return undefined;
+    }
+    const wrong = legacyHeaderCheck({ header: (name) => one(headers[name]), served: this.server.eras });
+    if (wrong) {
+      this.reject(res, wrong.status, wrong.error.code, wrong.error.message, null, wrong.revision);
+      return undefined;
+    }
     return s;
   }
 
-  private legacyPost(req: IncomingMessage, res: ServerResponse, value: unknown, accept: Accept): void {
-    const headers = req.headers;
-    const id = isObject(value) && isId(value.id) ? value.id : null;
-    let session: LegacyHttpSession | undefined;
+  /** A legacy POST, classified: in `session`, or (none) an initialize that mints one if its handshake succeeds. */
+  private legacyPost(res: ServerResponse, value: unknown, accept: Accept, session: LegacyHttpSession | undefined): void {
     let minting: LegacyHttpSession | undefined;
-    if (headers["mcp-session-id"] !== undefined) {
-      session = this.session(res, headers, id);
-      if (!session) return;
-      if (this.legacyVersionRejected(res, headers, id)) return;
-    } else if (isObject(value) && value.method === "initialize") {
+    if (!session) {
+      const id = isObject(value) && isId(value.id) ? value.id : null;
       if (this.sessions.size >= (this.options.maxSessions ?? 10_000)) return this.invalidRequest(res, 503, "Service Unavailable: too many sessions", id);
       // 2024-11-05 had no Streamable HTTP; a client that negotiates it here still needs its state kept, so every
       // successful initialize gets a session. The id is cryptographically random, visible ASCII.
       session = minting = new LegacyHttpSession(this, randomBytes(24).toString("base64url"));
-    } else {
-      return this.invalidRequest(res, 400, "Bad Request: the Mcp-Session-Id header is required (send initialize first)", id);
     }
     session.lastSeen = Date.now();
     session.active++;
@@ -1083,10 +975,9 @@ export class HttpTransport {
     if (headers["mcp-session-id"] === undefined || !this.servesLegacy) {
       return this.invalidRequest(res, 405, "Method Not Allowed: GET needs a legacy session (Mcp-Session-Id)", null, { allow: "POST" });
     }
-    const session = this.session(res, headers, null);
-    if (!session) return;
     if (!parseAccept(headers.accept).sse) return this.invalidRequest(res, 406, "Not Acceptable: a GET stream needs Accept: text/event-stream");
-    if (this.legacyVersionRejected(res, headers, null)) return;
+    const session = this.sessionOf(res, headers);
+    if (!session) return;
     session.lastSeen = Date.now();
     const revision = session.connection.session?.revision;
     const lastEventId = one(headers["last-event-id"]);
@@ -1129,9 +1020,8 @@ export class HttpTransport {
     if (headers["mcp-session-id"] === undefined || !this.servesLegacy) {
       return this.invalidRequest(res, 405, "Method Not Allowed: DELETE needs a legacy session (Mcp-Session-Id)", null, { allow: "POST" });
     }
-    const session = this.session(res, headers, null);
+    const session = this.sessionOf(res, headers);
     if (!session) return;
-    if (this.legacyVersionRejected(res, headers, null)) return;
     this.sessions.delete(session.id);
     session.terminate();
     res.writeHead(200).end();

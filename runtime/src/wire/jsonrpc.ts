@@ -49,10 +49,10 @@ const isId = (v: unknown): v is RequestId => typeof v === "string" || (typeof v 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /**
- * Classify one parsed JSON value (not a batch). A request id MUST NOT be null
+ * Inspect the JSON-RPC shape of one parsed JSON value (not a batch). A request id MUST NOT be null
  * (every revision): `{"id": null, "method": …}` is invalid, not a notification.
  */
-export function classify(value: unknown): Inbound {
+export function inspect(value: unknown): Inbound {
   if (!isObject(value)) return { type: "invalid", id: null, reason: "a JSON-RPC message must be an object" };
   const id = value.id;
   if (value.jsonrpc !== "2.0") {
