@@ -7,21 +7,25 @@
  */
 import { McpServer, type ServerOptions } from "./server/server.js";
 import { serveStdio, type StdioOptions } from "./transport/stdio.js";
-import type { HttpHandle, HttpOptions } from "./transport/http/transport.js";
+import type { HandlerOptions, HttpOptions } from "./transport/http/transport.js";
+import type { HttpHandle, NodeHandler } from "./transport/http/node.js";
+import type { FetchHandler } from "./transport/http/fetch.js";
 
 export * from "./server/server.js";
 export { McpError, type JsonRpcMessage, type JsonRpcRequest, type JsonRpcResponse, type RequestId } from "./wire/jsonrpc.js";
 export { Connection, type Sink, META_PROTOCOL_VERSION, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL } from "./protocol/connection.js";
 export { compileSchema, fromAjv, type SchemaValidator } from "./server/schema.js";
 export { serveStdio, type StdioOptions } from "./transport/stdio.js";
-export type { HttpHandle, HttpOptions } from "./transport/http/transport.js";
+export type { HandlerOptions, HttpOptions } from "./transport/http/transport.js";
+export type { HttpHandle, NodeHandler } from "./transport/http/node.js";
+export type { FetchHandler } from "./transport/http/fetch.js";
 
 /**
  * Serve `server` over Streamable HTTP. The HTTP transport is loaded on first use, so a stdio server never pays for it.
  * spec/2026-07-28/basic/transports/streamable-http.mdx
  */
 export async function serveHttp(server: McpServer, options?: HttpOptions): Promise<HttpHandle> {
-  return (await import("./transport/http/transport.js")).serveHttp(server, options);
+  return (await import("./transport/http/node.js")).serveHttp(server, options);
 }
 export * as rules from "./rules.js";
 
@@ -31,6 +35,16 @@ declare module "./server/server.js" {
     serveStdio(options?: StdioOptions): Promise<void>;
     /** Serve Streamable HTTP (both eras) on 127.0.0.1 by default; resolves once listening. spec/2026-07-28/basic/transports/streamable-http.mdx */
     serveHttp(options?: HttpOptions): Promise<HttpHandle>;
+    /**
+     * The MCP endpoint as a `(req, res, next?)` handler for node:http, Express, Fastify or Connect, at any path (every
+     * request that reaches it is for the endpoint, unless `options.path` narrows it). Same security defaults as serveHttp.
+     */
+    nodeHandler(options?: HandlerOptions): NodeHandler;
+    /**
+     * The MCP endpoint as a web-standard `(request: Request) => Promise<Response>` handler, for Hono, Cloudflare Workers,
+     * Deno, Bun and Next.js route handlers. Legacy sessions live in the isolate or process that created them.
+     */
+    fetchHandler(options?: HandlerOptions): FetchHandler;
   }
 }
 McpServer.prototype.serveStdio = function (this: McpServer, options?: StdioOptions) {
@@ -38,6 +52,23 @@ McpServer.prototype.serveStdio = function (this: McpServer, options?: StdioOptio
 };
 McpServer.prototype.serveHttp = function (this: McpServer, options?: HttpOptions) {
   return serveHttp(this, options);
+};
+
+/**
+ * A handler usable at once while its module loads (the HTTP side is loaded on first use, so a stdio server never
+ * pays for it): requests that arrive before it has loaded wait for it.
+ */
+function lazyHandler<H extends ((...args: never[]) => unknown) & { close(): void }>(load: Promise<H>): H {
+  let loaded: H | undefined;
+  void load.then((h) => (loaded = h));
+  const handler = (...args: Parameters<H>) => (loaded ? loaded(...args) : load.then((h) => h(...args)));
+  return Object.assign(handler, { close: () => void load.then((h) => h.close()) }) as unknown as H;
+}
+McpServer.prototype.nodeHandler = function (this: McpServer, options?: HandlerOptions) {
+  return lazyHandler(import("./transport/http/node.js").then((m) => m.nodeHandler(this, options)));
+};
+McpServer.prototype.fetchHandler = function (this: McpServer, options?: HandlerOptions) {
+  return lazyHandler(import("./transport/http/fetch.js").then((m) => m.fetchHandler(this, options)));
 };
 
 export function createServer(options: ServerOptions): McpServer {

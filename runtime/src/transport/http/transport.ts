@@ -13,23 +13,21 @@
  * spec/2025-11-25/basic/transports.mdx#streamable-http
  * spec/2024-11-05/basic/transports.mdx#http-with-sse
  */
-import { randomBytes } from "node:crypto";
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import { classify, classifyBatch, legacyHeaderCheck, type Classification, type InboundFacts, type InboundMessage } from "../../protocol/classify.js";
 import { Connection, type Sink } from "../../protocol/connection.js";
 import { headerParams, type HeaderParam } from "../../wire/headers.js";
 import { fixedHttpStatus } from "../../wire/http-status.js";
 import { inspect, type JsonRpcMessage, type RequestId } from "../../wire/jsonrpc.js";
+import type { HeaderBag, Incoming, Reply } from "./io.js";
 import { type Revision, disconnectIsCancellation, errorCode, primesSseStreams, resumableStreams } from "../../rules.js";
 import type { McpServer } from "../../server/server.js";
 
-export interface HttpOptions {
-  /** Interface to bind. Default 127.0.0.1. A non-loopback address (e.g. 0.0.0.0) also needs `allowRemote: true`. */
-  host?: string;
-  /** TCP port; 0 picks a free one. Default 3000. */
-  port?: number;
-  /** The MCP endpoint. Default "/mcp". */
+/** Options of the MCP endpoint, however it is served (serveHttp, nodeHandler, fetchHandler). */
+export interface HandlerOptions {
+  /**
+   * The MCP endpoint's path. serveHttp: default "/mcp". nodeHandler and fetchHandler: default none, so every request
+   * that reaches the handler is for the endpoint, at whatever path the app mounts it.
+   */
   path?: string;
   /**
    * Origins allowed to call the server (exact `scheme://host[:port]` strings, or a predicate); requests from other
@@ -38,12 +36,15 @@ export interface HttpOptions {
    */
   allowedOrigins?: readonly string[] | ((origin: string) => boolean);
   /**
-   * Host header names accepted (`name` or `name:port`); others get 403. Default for a loopback bind: localhost,
-   * 127.0.0.1 and [::1] (with the bound port or none), which stops DNS rebinding. A non-loopback bind checks Host
-   * only when this is set.
+   * Host header names accepted (`name` or `name:port`); others get 403, which stops DNS rebinding. Default: the
+   * loopback names localhost, 127.0.0.1 and [::1] (serveHttp: with the bound port or none; handlers: any port).
+   * Without it, a non-loopback bind (serveHttp) or `allowRemote` (handlers) checks no Host.
    */
   allowedHosts?: readonly string[];
-  /** Required to bind anything but a loopback address: the server has no authentication of its own. */
+  /**
+   * serveHttp: required to bind anything but a loopback address. Handlers: serve requests addressed to any host
+   * (no Host check unless `allowedHosts` is set). The server has no authentication of its own.
+   */
   allowRemote?: boolean;
   /** Largest accepted POST body in bytes (larger: 413). Default 4 MiB. */
   maxBodyBytes?: number;
@@ -65,18 +66,15 @@ export interface HttpOptions {
   replayBufferBytes?: number;
   /** Interval of SSE keep-alive comments on open streams, in ms. Default 15 000. */
   keepAliveMs?: number;
-  /** Do not print the listening line. */
-  quiet?: boolean;
 }
 
-export interface HttpHandle {
-  /** The MCP endpoint URL, e.g. http://127.0.0.1:3000/mcp. */
-  url: string;
-  host: string;
-  port: number;
-  server: Server;
-  /** Stop listening, end every stream and session, close every connection. */
-  close(): Promise<void>;
+export interface HttpOptions extends HandlerOptions {
+  /** Interface to bind. Default 127.0.0.1. A non-loopback address (e.g. 0.0.0.0) also needs `allowRemote: true`. */
+  host?: string;
+  /** TCP port; 0 picks a free one. Default 3000. */
+  port?: number;
+  /** Do not print the listening line. */
+  quiet?: boolean;
 }
 
 type Accept = { json: boolean; sse: boolean };
@@ -88,13 +86,36 @@ const noop = () => {};
 const one = (h: string | string[] | undefined): string | undefined => (Array.isArray(h) ? h[0] : h);
 
 const LOOPBACK_NAMES = new Set(["localhost", "127.0.0.1", "[::1]", "::1"]);
-const isLoopbackAddress = (host: string) => LOOPBACK_NAMES.has(host.toLowerCase()) || /^127(\.\d{1,3}){3}$/.test(host);
+export const isLoopbackAddress = (host: string) => LOOPBACK_NAMES.has(host.toLowerCase()) || /^127(\.\d{1,3}){3}$/.test(host);
 
 const SSE_HEADERS: Headers = { "content-type": "text/event-stream", "cache-control": "no-cache, no-transform", "x-accel-buffering": "no" };
 const MODERN: { transport: "http"; era: "modern" } = { transport: "http", era: "modern" };
 const LEGACY: { transport: "http"; era: "legacy" } = { transport: "http", era: "legacy" };
 const NULL_SINK: Sink = { send: noop };
-const EMPTY = Buffer.alloc(0);
+const utf8 = new TextDecoder();
+
+const B64URL = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+/**
+ * A session id: 24 cryptographically random bytes as 32 base64url characters (visible ASCII, as the session id MUST
+ * be: spec/2025-11-25/basic/transports.mdx#session-management). Web Crypto, so every platform has it.
+ */
+function newSessionId(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(24));
+  let out = "";
+  for (let i = 0; i < 24; i += 3) {
+    const n = (bytes[i] << 16) | (bytes[i + 1] << 8) | bytes[i + 2];
+    out += B64URL[n >> 18] + B64URL[(n >> 12) & 63] + B64URL[(n >> 6) & 63] + B64URL[n & 63];
+  }
+  return out;
+}
+
+/** Report a failure of the runtime's own on stderr (console.error where a platform has no process.stderr). */
+export function logError(err: unknown): void {
+  const text = `mcp runtime: ${String((err as Error)?.stack ?? err)}\n`;
+  const stderr = (globalThis as { process?: { stderr?: { write?: (s: string) => void } } }).process?.stderr;
+  if (stderr?.write) stderr.write(text);
+  else console.error(text.trimEnd());
+}
 const ANY: Accept = { json: true, sse: true };
 const LISTEN_METHOD = "subscriptions/listen";
 
@@ -153,8 +174,8 @@ class Exchange implements Sink {
   private stream?: SessionStream;
 
   constructor(
-    readonly t: HttpTransport,
-    readonly res: ServerResponse,
+    readonly t: HttpEndpoint,
+    readonly res: Reply,
     readonly accept: Accept,
     readonly revision: Revision,
     readonly session?: LegacyHttpSession,
@@ -303,7 +324,7 @@ class SessionStream {
   private seq = 0;
   readonly log: { seq: number; text: string }[] = [];
   /** The connection carrying the stream now, if any. */
-  res?: ServerResponse;
+  res?: Reply;
   /** The stream's last event is written (a POST's response, or nothing more will come). */
   ended = false;
 
@@ -328,7 +349,7 @@ class SessionStream {
   }
 
   /** Carry the stream on `res` (a new stream, or a resumed one) until it closes. */
-  attach(res: ServerResponse): void {
+  attach(res: Reply): void {
     this.res = res;
     res.once("close", () => {
       if (this.res === res) this.res = undefined;
@@ -358,7 +379,7 @@ class SessionStream {
   }
 
   /** Resume on `res`: replay the events after `after`, then carry the rest (or end, if the stream has ended). */
-  resume(res: ServerResponse, after: number): void {
+  resume(res: Reply, after: number): void {
     this.attach(res);
     for (const e of this.log) if (e.seq > after) res.write(e.text);
     if (this.ended) {
@@ -373,7 +394,7 @@ class LegacyHttpSession implements Sink {
   readonly connection: Connection;
   registered = false;
   /** The GET stream, when open: the only place unsolicited messages go. */
-  stream?: ServerResponse;
+  stream?: Reply;
   /** The GET stream's events, in a resumable revision (kept across reconnections). */
   standalone?: SessionStream;
   /** Unsolicited messages waiting for a GET stream (bounded). */
@@ -389,7 +410,7 @@ class LegacyHttpSession implements Sink {
   private logChars = 0;
 
   constructor(
-    readonly t: HttpTransport,
+    readonly t: HttpEndpoint,
     readonly id: string,
   ) {
     this.connection = new Connection(t.server, this, LEGACY);
@@ -407,7 +428,7 @@ class LegacyHttpSession implements Sink {
   }
 
   /** A new resumable stream carried by `res`, primed if the revision asks for it. */
-  openStream(res: ServerResponse, prime: boolean): SessionStream {
+  openStream(res: Reply, prime: boolean): SessionStream {
     const stream = new SessionStream(this, ++this.nextStream);
     this.streams.set(stream.n, stream);
     stream.attach(res);
@@ -483,7 +504,7 @@ class SseSession implements Sink {
   readonly connection: Connection;
   constructor(
     server: McpServer,
-    readonly res: ServerResponse,
+    readonly res: Reply,
   ) {
     this.connection = new Connection(server, this, LEGACY);
   }
@@ -492,13 +513,25 @@ class SseSession implements Sink {
   }
 }
 
-export class HttpTransport {
-  readonly path: string;
-  readonly host: string;
+/** Handlers that accept any Host: say so once, as serveHttp does for a public bind. */
+export function warnIfOpen(endpoint: HttpEndpoint, options: HandlerOptions, what: string): void {
+  if (!options.allowRemote || endpoint.checksHost) return;
+  console.warn(
+    `mcp runtime: WARNING: ${what} with allowRemote and no allowedHosts answers requests addressed to any host; the server has no authentication, ` +
+      `so anyone who can reach it can call its tools, and no Host check guards against DNS rebinding.`,
+  );
+}
+
+/**
+ * The MCP endpoint: routing, security checks, sessions and streams for one McpServer, independent of what serves the
+ * HTTP (node.ts: node:http and its frameworks; fetch.ts: web-standard Request/Response).
+ */
+export class HttpEndpoint {
+  readonly path?: string;
   private readonly maxBody: number;
   private readonly sessions = new Map<string, LegacyHttpSession>();
   private readonly sseSessions = new Map<string, SseSession>();
-  private readonly streams = new Set<ServerResponse>();
+  private readonly streams = new Set<Reply>();
   private readonly toolHeaders = new WeakMap<object, HeaderParam[]>();
   private readonly originCache = new Map<string, boolean>();
   private readonly hostCache = new Map<string, boolean>();
@@ -506,72 +539,49 @@ export class HttpTransport {
   /** Answers transport-level errors (no session, no request): the newest served revision shapes them. */
   private readonly root: Connection;
   private readonly fallback: Revision;
-  private readonly timers: NodeJS.Timeout[] = [];
+  private timers?: ReturnType<typeof setInterval>[];
   private readonly servesLegacy: boolean;
   /** Idle Connections for modern requests: one request at a time each (ids are per client), reused, never rebuilt per request. */
   private readonly modernPool: Connection[] = [];
-  port = 0;
-  readonly http: Server;
 
+  /**
+   * @param bound serveHttp's bound interface and port: the default Host check then accepts loopback names with that
+   * port only. Handlers have none (the app listens): loopback names with any port.
+   */
   constructor(
     readonly server: McpServer,
-    readonly options: HttpOptions,
+    readonly options: HandlerOptions,
+    readonly bound?: { host: string; port: () => number },
   ) {
-    this.path = options.path ?? "/mcp";
-    this.host = options.host ?? "127.0.0.1";
+    this.path = options.path;
     this.maxBody = options.maxBodyBytes ?? 4 * 1024 * 1024;
     this.root = new Connection(server, NULL_SINK, { transport: "http" });
     this.fallback = server.revisions[server.revisions.length - 1];
     this.servesLegacy = server.eras.legacy.length > 0;
-    const loopback = isLoopbackAddress(this.host.replace(/^\[|\]$/g, ""));
+    const loopbackBind = bound ? isLoopbackAddress(bound.host.replace(/^\[|\]$/g, "")) : !options.allowRemote;
     if (options.allowedHosts) this.hostNames = new Set(options.allowedHosts.map((h) => h.toLowerCase()));
-    else if (loopback) this.hostNames = new Set(["localhost", "127.0.0.1", "[::1]"]);
-    this.http = createServer((req, res) => this.handle(req, res));
-    this.http.keepAliveTimeout = 60_000;
-    this.http.headersTimeout = 65_000;
-    this.http.on("clientError", (_err, socket) => {
-      if (socket.writable) socket.end("HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n");
-      else socket.destroy();
-    });
+    else if (loopbackBind) this.hostNames = new Set(["localhost", "127.0.0.1", "[::1]"]);
   }
 
-  // ---- lifecycle ----
+  /** Whether a Host check guards this endpoint (the bind warning says when none does). */
+  get checksHost(): boolean {
+    return this.hostNames !== undefined;
+  }
 
-  async listen(): Promise<HttpHandle> {
+  /**
+   * Keep-alive comments and the idle-session sweep, started with the first request (a Worker may not start timers
+   * outside a request) and unref'd where the platform can (they never keep a process alive).
+   */
+  private startTimers(): void {
+    if (this.timers || this.closing) return;
     const o = this.options;
-    const loopback = isLoopbackAddress(this.host.replace(/^\[|\]$/g, ""));
-    if (!loopback) {
-      if (!o.allowRemote) {
-        throw new Error(
-          `serveHttp: refusing to bind ${this.host}: the server has no authentication, so anyone who can reach the port could call its tools. ` +
-            `Bind 127.0.0.1, or pass allowRemote: true (behind an authenticating proxy).`,
-        );
-      }
-      process.stderr.write(
-        `mcp runtime: WARNING: listening on ${this.host} exposes this MCP server, which has no authentication, to every network that can reach the port; ` +
-          `anyone there can call its tools${this.hostNames ? "" : ", and no Host check guards against DNS rebinding (set allowedHosts)"}.\n`,
-      );
-    }
-    await new Promise<void>((resolve, reject) => {
-      this.http.once("error", reject);
-      this.http.listen(o.port ?? 3000, this.host, () => {
-        this.http.off("error", reject);
-        resolve();
-      });
-    });
-    this.port = (this.http.address() as AddressInfo).port;
-    const shownHost = this.host.includes(":") && !this.host.startsWith("[") ? `[${this.host}]` : this.host;
-    const url = `http://${shownHost}:${this.port}${this.path}`;
     const keepAlive = setInterval(() => {
       for (const s of this.streams) if (!s.destroyed) s.write(":\n\n");
     }, o.keepAliveMs ?? 15_000);
     const idleMs = o.sessionIdleMs ?? 30 * 60_000;
     const sweep = setInterval(() => this.sweep(idleMs), Math.min(60_000, Math.max(1000, idleMs / 2)));
-    keepAlive.unref();
-    sweep.unref();
-    this.timers.push(keepAlive, sweep);
-    if (!o.quiet) process.stderr.write(`listening ${url}\n`);
-    return { url, host: this.host, port: this.port, server: this.http, close: () => this.close() };
+    for (const t of [keepAlive, sweep]) (t as { unref?: () => void }).unref?.();
+    this.timers = [keepAlive, sweep];
   }
 
   private sweep(idleMs: number): void {
@@ -600,11 +610,11 @@ export class HttpTransport {
     this.replayChars -= chars;
   }
 
-  async close(): Promise<void> {
+  /** End every stream and session; later requests get 503. */
+  close(): void {
     this.closing = true;
     for (const c of this.modernPool.splice(0)) c.close();
-    for (const t of this.timers) clearInterval(t);
-    const closed = new Promise<void>((r) => this.http.close(() => r()));
+    for (const t of this.timers ?? []) clearInterval(t);
     for (const s of this.sessions.values()) s.terminate();
     this.sessions.clear();
     for (const s of this.sseSessions.values()) s.connection.close();
@@ -612,9 +622,6 @@ export class HttpTransport {
     for (const s of this.streams) s.end();
     this.streams.clear();
     this.root.close();
-    this.http.closeIdleConnections();
-    setTimeout(() => this.http.closeAllConnections(), 1000).unref();
-    await closed;
   }
 
   // ---- per revision ----
@@ -631,7 +638,7 @@ export class HttpTransport {
 
   // ---- responses that never reach a Connection ----
 
-  private reject(res: ServerResponse, status: number, code: number, message: string, id?: RequestId | null, revision = this.fallback, headers?: Headers, data?: unknown): void {
+  private reject(res: Reply, status: number, code: number, message: string, id?: RequestId | null, revision = this.fallback, headers?: Headers, data?: unknown): void {
     if (res.headersSent || res.destroyed) return;
     const body = JSON.stringify(this.root.errorResponse(id ?? null, code, message, data, revision));
     if (headers) for (const k in headers) res.setHeader(k, headers[k]);
@@ -640,22 +647,22 @@ export class HttpTransport {
     res.end(body);
   }
 
-  private invalidRequest(res: ServerResponse, status: number, message: string, id?: RequestId | null, headers?: Headers): void {
+  private invalidRequest(res: Reply, status: number, message: string, id?: RequestId | null, headers?: Headers): void {
     this.reject(res, status, errorCode(this.fallback, "INVALID_REQUEST")!, message, id, this.fallback, headers);
   }
 
-  startSse(res: ServerResponse, status: number, session?: LegacyHttpSession): void {
+  startSse(res: Reply, status: number, session?: LegacyHttpSession): void {
     if (session) res.setHeader("mcp-session-id", session.id);
     res.writeHead(status, SSE_HEADERS);
     res.flushHeaders();
     this.streams.add(res);
   }
 
-  untrack(res: ServerResponse): void {
+  untrack(res: Reply): void {
     this.streams.delete(res);
   }
 
-  register(session: LegacyHttpSession, res: ServerResponse): void {
+  register(session: LegacyHttpSession, res: Reply): void {
     if (session.connection.session === undefined) {
       // The handshake failed: no session.
       session.connection.close();
@@ -707,15 +714,18 @@ export class HttpTransport {
         port = h.slice(i + 1);
       }
     }
-    ok = names.has(h) || (names.has(name) && (port === undefined || port === String(this.port)));
+    // A bound server knows its port; a mounted handler accepts the loopback names with any port.
+    ok = names.has(h) || (names.has(name) && (port === undefined || !this.bound || port === String(this.bound.port())));
     if (this.hostCache.size < 1024) this.hostCache.set(host, ok);
     return ok;
   }
 
   // ---- routing ----
 
-  private handle(req: IncomingMessage, res: ServerResponse): void {
-    req.on("error", noop);
+  /** Serve one HTTP request. Never throws: a failure is answered with 500. */
+  handle(req: Incoming, res: Reply): void {
+    if (this.closing) return this.invalidRequest(res, 503, "Service Unavailable: the server is shutting down");
+    this.startTimers();
     try {
       this.route(req, res);
     } catch (err) {
@@ -723,16 +733,16 @@ export class HttpTransport {
     }
   }
 
-  private internalError(res: ServerResponse, err: unknown): void {
-    process.stderr.write(`mcp runtime: ${String((err as Error)?.stack ?? err)}\n`);
+  private internalError(res: Reply, err: unknown): void {
+    logError(err);
     if (!res.headersSent && !res.destroyed) this.reject(res, 500, errorCode(this.fallback, "INTERNAL_ERROR")!, "Internal error");
     else if (!res.writableEnded) res.end();
   }
 
-  private route(req: IncomingMessage, res: ServerResponse): void {
+  private route(req: Incoming, res: Reply): void {
     const headers = req.headers;
     let url = req.url ?? "/";
-    let authority = headers.host;
+    let authority = one(headers.host);
     // An absolute-form target (`POST http://host/mcp`) names the resource and its authority, which replaces Host
     // (RFC 9112 §3.2.2).
     if (!url.startsWith("/")) {
@@ -747,7 +757,7 @@ export class HttpTransport {
     }
     // DNS rebinding: a loopback server answers only requests addressed to a loopback name.
     if (!this.hostAllowed(authority)) return this.invalidRequest(res, 403, `Forbidden: Host ${JSON.stringify(authority ?? "")} is not allowed`);
-    const origin = headers.origin;
+    const origin = one(headers.origin);
     if (origin !== undefined) {
       if (!this.originAllowed(origin)) return this.invalidRequest(res, 403, `Forbidden: Origin ${JSON.stringify(origin)} is not allowed`);
       res.setHeader("access-control-allow-origin", origin);
@@ -756,30 +766,27 @@ export class HttpTransport {
     }
     const q = url.indexOf("?");
     const pathname = q < 0 ? url : url.slice(0, q);
-    if (pathname === this.path) {
-      switch (req.method) {
-        case "POST":
-          return this.post(req, res);
-        case "GET":
-          return this.get(req, res);
-        case "DELETE":
-          return this.delete(req, res);
-        case "OPTIONS":
-          return this.preflight(req, res);
-        default:
-          return this.invalidRequest(res, 405, `Method Not Allowed: ${req.method}`, null, { allow: "GET, POST, DELETE" });
-      }
-    }
     if (this.options.legacySse) {
       if (pathname === (this.options.ssePath ?? "/sse") && req.method === "GET") return this.openSse(req, res);
-      if (pathname === (this.options.messagesPath ?? "/messages") && req.method === "POST") {
-        return this.ssePost(req, res, url.slice(q + 1));
-      }
+      if (pathname === (this.options.messagesPath ?? "/messages") && req.method === "POST") return this.ssePost(req, res, url.slice(q + 1));
     }
-    this.invalidRequest(res, 404, `Not Found: ${pathname}`);
+    // No path (a mounted handler): whatever reaches the handler is for the endpoint.
+    if (this.path !== undefined && pathname !== this.path) return this.invalidRequest(res, 404, `Not Found: ${pathname}`);
+    switch (req.method) {
+      case "POST":
+        return this.post(req, res);
+      case "GET":
+        return this.get(req, res);
+      case "DELETE":
+        return this.delete(req, res);
+      case "OPTIONS":
+        return this.preflight(req, res);
+      default:
+        return this.invalidRequest(res, 405, `Method Not Allowed: ${req.method}`, null, { allow: "GET, POST, DELETE" });
+    }
   }
 
-  private preflight(req: IncomingMessage, res: ServerResponse): void {
+  private preflight(req: Incoming, res: Reply): void {
     res.setHeader("access-control-allow-methods", "GET, POST, DELETE");
     const asked = one(req.headers["access-control-request-headers"]);
     res.setHeader("access-control-allow-headers", asked ?? "content-type, accept, mcp-session-id, mcp-protocol-version, mcp-method, mcp-name, last-event-id");
@@ -787,81 +794,38 @@ export class HttpTransport {
     res.writeHead(204).end();
   }
 
-  /**
-   * Read the body within the limit, then `done(body)`. Past the limit: 413 with a JSON-RPC body and
-   * `connection: close`, sent once the client has finished sending (so it reads the 413, not a reset);
-   * an endless body is cut off.
-   */
-  private readBody(req: IncomingMessage, res: ServerResponse, done: (body: Buffer) => void): void {
-    const limit = this.maxBody;
-    if (Number(req.headers["content-length"]) > limit) return this.tooLarge(req, res);
-    let first: Buffer | undefined;
-    let more: Buffer[] | undefined;
-    let size = 0;
-    req.on("data", (c: Buffer) => {
-      size += c.length;
-      if (size > limit) {
-        first = more = undefined;
-        return this.tooLarge(req, res);
-      }
-      if (first === undefined) first = c;
-      else (more ??= [first]).push(c);
-    });
-    req.on("end", () => {
-      if (size <= limit) done(more ? Buffer.concat(more) : (first ?? EMPTY));
-    });
-  }
-
-  private tooLarge(req: IncomingMessage, res: ServerResponse): void {
-    const limit = this.maxBody;
-    let answered = false;
-    const answer = () => {
-      if (answered) return;
-      answered = true;
-      clearTimeout(timer);
-      this.invalidRequest(res, 413, `Payload Too Large: the body exceeds ${limit} bytes`, null, { connection: "close" });
-    };
-    const timer = setTimeout(() => {
-      answer();
-      req.destroy();
-    }, 10_000);
-    timer.unref();
-    let drained = 0;
-    const cap = Math.max(64 * 1024 * 1024, limit * 4);
-    req.removeAllListeners("data");
-    req.removeAllListeners("end");
-    req.on("data", (c: Buffer) => {
-      drained += c.length;
-      if (drained > cap && !answered) {
-        answer();
-        res.once("finish", () => req.destroy());
-      }
-    });
-    req.on("end", answer);
-    req.resume();
-  }
-
   /** Content-Type, Accept, body and JSON: the checks every POST passes before its era matters. */
-  private readJson(req: IncomingMessage, res: ServerResponse, accept: Accept, done: (value: unknown) => void): void {
-    if (!isJsonType(req.headers["content-type"])) return this.invalidRequest(res, 415, "Unsupported Media Type: Content-Type must be application/json");
+  private readJson(req: Incoming, res: Reply, accept: Accept, done: (value: unknown) => void): void {
+    if (!isJsonType(one(req.headers["content-type"]))) return this.invalidRequest(res, 415, "Unsupported Media Type: Content-Type must be application/json");
     if (!accept.json && !accept.sse) return this.invalidRequest(res, 406, "Not Acceptable: Accept must allow application/json or text/event-stream");
-    this.readBody(req, res, (body) => {
-      let value: unknown;
-      try {
-        value = JSON.parse(body.toString("utf8"));
-      } catch (err) {
-        return this.reject(res, 400, errorCode(this.fallback, "PARSE_ERROR")!, `Parse error: ${(err as Error).message}`);
-      }
+    const accepted = (value: unknown) => {
       try {
         done(value);
       } catch (err) {
         this.internalError(res, err);
       }
-    });
+    };
+    if (req.parsedBody !== undefined) return accepted(req.parsedBody);
+    const limit = this.maxBody;
+    // Past the limit: 413 with a JSON-RPC body, and the connection closed after it.
+    const tooLarge = () => this.invalidRequest(res, 413, `Payload Too Large: the body exceeds ${limit} bytes`, null, { connection: "close" });
+    req.readBody(
+      limit,
+      (body) => {
+        let value: unknown;
+        try {
+          value = JSON.parse(utf8.decode(body));
+        } catch (err) {
+          return this.reject(res, 400, errorCode(this.fallback, "PARSE_ERROR")!, `Parse error: ${(err as Error).message}`);
+        }
+        accepted(value);
+      },
+      tooLarge,
+    );
   }
 
-  private post(req: IncomingMessage, res: ServerResponse): void {
-    const accept = parseAccept(req.headers.accept);
+  private post(req: Incoming, res: Reply): void {
+    const accept = parseAccept(one(req.headers.accept));
     this.readJson(req, res, accept, (value) => {
       if (!Array.isArray(value) && !isObject(value)) return this.invalidRequest(res, 400, "Invalid Request: the body must be a JSON-RPC message");
       const headers = req.headers;
@@ -894,7 +858,7 @@ export class HttpTransport {
 
   // ---- modern ----
 
-  private modernPost(res: ServerResponse, msg: Record<string, unknown>, accept: Accept, route: Classification & { kind: "modern" }): void {
+  private modernPost(res: Reply, msg: Record<string, unknown>, accept: Accept, route: Classification & { kind: "modern" }): void {
     // A notification is accepted (none is defined for this transport); responses were rejected by the classifier.
     if (!route.meta) return void res.writeHead(202).end();
     // A listen is answered by an event stream (spec/2026-07-28/basic/patterns/subscriptions.mdx): a client that
@@ -922,7 +886,7 @@ export class HttpTransport {
   // ---- legacy Streamable HTTP ----
 
   /** GET and DELETE name a session: unknown is 404, and a MCP-Protocol-Version header must name a served legacy revision. */
-  private sessionOf(res: ServerResponse, headers: IncomingHttpHeaders): LegacyHttpSession | undefined {
+  private sessionOf(res: Reply, headers: HeaderBag): LegacyHttpSession | undefined {
     const s = this.sessions.get(one(headers["mcp-session-id"])!);
     if (!s) {
       this.invalidRequest(res, 404, "Not Found: unknown or terminated session; send initialize to start a new one", null);
@@ -937,14 +901,14 @@ export class HttpTransport {
   }
 
   /** A legacy POST, classified: in `session`, or (none) an initialize that mints one if its handshake succeeds. */
-  private legacyPost(res: ServerResponse, value: unknown, accept: Accept, session: LegacyHttpSession | undefined): void {
+  private legacyPost(res: Reply, value: unknown, accept: Accept, session: LegacyHttpSession | undefined): void {
     let minting: LegacyHttpSession | undefined;
     if (!session) {
       const id = isObject(value) && isId(value.id) ? value.id : null;
       if (this.sessions.size >= (this.options.maxSessions ?? 10_000)) return this.invalidRequest(res, 503, "Service Unavailable: too many sessions", id);
       // 2024-11-05 had no Streamable HTTP; a client that negotiates it here still needs its state kept, so every
       // successful initialize gets a session. The id is cryptographically random, visible ASCII.
-      session = minting = new LegacyHttpSession(this, randomBytes(24).toString("base64url"));
+      session = minting = new LegacyHttpSession(this, newSessionId());
     }
     session.lastSeen = Date.now();
     session.active++;
@@ -969,13 +933,13 @@ export class HttpTransport {
     );
   }
 
-  private get(req: IncomingMessage, res: ServerResponse): void {
+  private get(req: Incoming, res: Reply): void {
     const headers = req.headers;
     // No session: nothing to stream (the modern era has no GET stream). spec/2026-07-28/basic/transports/streamable-http.mdx#backward-compatibility
     if (headers["mcp-session-id"] === undefined || !this.servesLegacy) {
       return this.invalidRequest(res, 405, "Method Not Allowed: GET needs a legacy session (Mcp-Session-Id)", null, { allow: "POST" });
     }
-    if (!parseAccept(headers.accept).sse) return this.invalidRequest(res, 406, "Not Acceptable: a GET stream needs Accept: text/event-stream");
+    if (!parseAccept(one(headers.accept)).sse) return this.invalidRequest(res, 406, "Not Acceptable: a GET stream needs Accept: text/event-stream");
     const session = this.sessionOf(res, headers);
     if (!session) return;
     session.lastSeen = Date.now();
@@ -1015,7 +979,7 @@ export class HttpTransport {
     });
   }
 
-  private delete(req: IncomingMessage, res: ServerResponse): void {
+  private delete(req: Incoming, res: Reply): void {
     const headers = req.headers;
     if (headers["mcp-session-id"] === undefined || !this.servesLegacy) {
       return this.invalidRequest(res, 405, "Method Not Allowed: DELETE needs a legacy session (Mcp-Session-Id)", null, { allow: "POST" });
@@ -1029,9 +993,9 @@ export class HttpTransport {
 
   // ---- HTTP+SSE (2024-11-05, deprecated) ----
 
-  private openSse(req: IncomingMessage, res: ServerResponse): void {
-    if (!parseAccept(req.headers.accept).sse) return this.invalidRequest(res, 406, "Not Acceptable: the SSE endpoint needs Accept: text/event-stream");
-    const id = randomBytes(24).toString("base64url");
+  private openSse(req: Incoming, res: Reply): void {
+    if (!parseAccept(one(req.headers.accept)).sse) return this.invalidRequest(res, 406, "Not Acceptable: the SSE endpoint needs Accept: text/event-stream");
+    const id = newSessionId();
     const session = new SseSession(this.server, res);
     this.sseSessions.set(id, session);
     this.startSse(res, 200);
@@ -1044,18 +1008,13 @@ export class HttpTransport {
     });
   }
 
-  private ssePost(req: IncomingMessage, res: ServerResponse, query: string): void {
+  private ssePost(req: Incoming, res: Reply, query: string): void {
     const id = new URLSearchParams(query).get("sessionId") ?? "";
     const session = this.sseSessions.get(id);
     if (!session) return this.invalidRequest(res, 404, "Not Found: unknown or closed SSE session");
     this.readJson(req, res, ANY, (value) => {
       res.writeHead(202).end("Accepted");
-      session.connection.receive(value).catch((err) => process.stderr.write(`mcp runtime: ${String((err as Error)?.stack ?? err)}\n`));
+      session.connection.receive(value).catch(logError);
     });
   }
-}
-
-/** Serve `server` over Streamable HTTP (and, with `legacySse`, HTTP+SSE). Resolves once listening. */
-export function serveHttp(server: McpServer, options: HttpOptions = {}): Promise<HttpHandle> {
-  return new HttpTransport(server, options).listen();
 }

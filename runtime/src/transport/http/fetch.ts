@@ -1,0 +1,31 @@
+/**
+ * The MCP endpoint as a web-standard fetch handler, `(request: Request) => Promise<Response>`: for Hono, Cloudflare
+ * Workers, Deno, Bun and Next.js route handlers. SSE responses stream through a ReadableStream. Legacy sessions live
+ * in the isolate or process that created them (a platform that spreads one client's requests over isolates needs a
+ * shared session store; modern 2026-07-28 requests are stateless and need none).
+ * spec/2026-07-28/basic/transports/streamable-http.mdx
+ */
+import type { McpServer } from "../../server/server.js";
+import { FetchReply, fetchIncoming } from "./io.js";
+import { HttpEndpoint, warnIfOpen, type HandlerOptions } from "./transport.js";
+
+export type FetchHandler = ((request: Request) => Promise<Response>) & {
+  /** End every stream and session of this handler. */
+  close(): void;
+};
+
+/**
+ * A fetch handler serving the MCP endpoint for every request it is given (or, with `options.path`, that path only:
+ * others get 404). Same security defaults as serveHttp: Host must be a loopback name unless `allowedHosts` or
+ * `allowRemote`, Origin a loopback origin unless `allowedOrigins`, bodies over `maxBodyBytes` get 413.
+ */
+export function fetchHandler(server: McpServer, options: HandlerOptions = {}): FetchHandler {
+  const endpoint = new HttpEndpoint(server, options);
+  warnIfOpen(endpoint, options, "fetchHandler");
+  const handler = (request: Request): Promise<Response> => {
+    const reply = new FetchReply(request.signal);
+    endpoint.handle(fetchIncoming(request, new URL(request.url)), reply);
+    return reply.response;
+  };
+  return Object.assign(handler, { close: () => endpoint.close() });
+}

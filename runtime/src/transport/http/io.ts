@@ -1,0 +1,190 @@
+/**
+ * The two faces of one HTTP exchange as the endpoint sees them, whatever serves it: `node:http` (serveHttp,
+ * nodeHandler) or a web-standard `fetch` handler (Workers, Deno, Bun, Hono). `Reply` is the subset of Node's
+ * `ServerResponse` the endpoint uses, so a ServerResponse is one as it is (no wrapper on the Node path); `FetchReply`
+ * implements it over a `Response` whose body is a `ReadableStream`.
+ */
+
+/** Request headers by lower-case name (Node's IncomingHttpHeaders shape). */
+export type HeaderBag = Record<string, string | string[] | undefined>;
+
+/** The request side: method, target, headers and a bounded body read. */
+export interface Incoming {
+  method: string;
+  /** The request target: origin-form (`/mcp?x`) or absolute-form (`http://host/mcp`). */
+  url: string;
+  headers: HeaderBag;
+  /**
+   * Read the body, at most `limit` bytes: `done(body)`, or `tooLarge()` once the endpoint may answer 413 (a Node
+   * client is let finish sending first, so it reads the 413 and not a reset).
+   */
+  readBody(limit: number, done: (body: Uint8Array) => void, tooLarge: () => void): void;
+  /** A body a framework already parsed (Express's `express.json()`, Fastify): used instead of reading the stream. */
+  parsedBody?: unknown;
+}
+
+/** The response side: the subset of Node's ServerResponse the endpoint writes with. */
+export interface Reply {
+  statusCode: number;
+  readonly headersSent: boolean;
+  readonly destroyed: boolean;
+  readonly writableEnded: boolean;
+  setHeader(name: string, value: string | number | readonly string[]): unknown;
+  writeHead(status: number, headers?: Record<string, string>): Reply;
+  flushHeaders(): void;
+  write(chunk: string): unknown;
+  end(chunk?: string): unknown;
+  /** "close": finished, or the client went away first. */
+  once(event: "close" | "finish", listener: () => void): unknown;
+}
+
+const encoder = new TextEncoder();
+
+/**
+ * A Reply that becomes a web-standard Response: one with a whole body when the endpoint ends before writing, else a
+ * streaming one (SSE) whose body is a ReadableStream fed by `write`. A client that goes away (the request's signal,
+ * or the stream cancelled) makes it `destroyed` and fires "close".
+ */
+export class FetchReply implements Reply {
+  statusCode = 200;
+  headersSent = false;
+  destroyed = false;
+  writableEnded = false;
+  readonly response: Promise<Response>;
+  private readonly headers = new Headers();
+  private resolve!: (response: Response) => void;
+  private controller?: ReadableStreamDefaultController<Uint8Array>;
+  private readonly listeners: { close: (() => void)[]; finish: (() => void)[] } = { close: [], finish: [] };
+
+  constructor(signal?: AbortSignal) {
+    this.response = new Promise((r) => (this.resolve = r));
+    signal?.addEventListener("abort", () => this.gone(), { once: true });
+  }
+
+  setHeader(name: string, value: string | number | readonly string[]): this {
+    if (Array.isArray(value)) {
+      this.headers.delete(name);
+      for (const v of value) this.headers.append(name, v);
+    } else this.headers.set(name, String(value));
+    return this;
+  }
+
+  writeHead(status: number, headers?: Record<string, string>): this {
+    this.statusCode = status;
+    if (headers) for (const k in headers) this.headers.set(k, headers[k]);
+    return this;
+  }
+
+  flushHeaders(): void {
+    this.open();
+  }
+
+  write(chunk: string): boolean {
+    if (this.writableEnded || this.destroyed) return false;
+    this.open();
+    try {
+      this.controller!.enqueue(encoder.encode(chunk));
+    } catch {
+      this.gone();
+    }
+    return true;
+  }
+
+  end(chunk?: string): this {
+    if (this.writableEnded) return this;
+    this.writableEnded = true;
+    if (!this.headersSent) {
+      this.headersSent = true;
+      // null, not "", for statuses that have no body (202, 204).
+      this.resolve(new Response(chunk === undefined || chunk === "" ? null : chunk, { status: this.statusCode, headers: this.headers }));
+    } else if (!this.destroyed) {
+      try {
+        if (chunk) this.controller!.enqueue(encoder.encode(chunk));
+        this.controller!.close();
+      } catch {
+        /* the client cancelled the stream meanwhile */
+      }
+    }
+    this.emit("finish");
+    this.emit("close");
+    return this;
+  }
+
+  once(event: "close" | "finish", listener: () => void): this {
+    this.listeners[event].push(listener);
+    return this;
+  }
+
+  /** Commit the status and headers: the Response resolves now, its body streaming. */
+  private open(): void {
+    if (this.headersSent) return;
+    this.headersSent = true;
+    const body = new ReadableStream<Uint8Array>({
+      start: (c) => {
+        this.controller = c;
+      },
+      cancel: () => this.gone(),
+    });
+    this.resolve(new Response(body, { status: this.statusCode, headers: this.headers }));
+  }
+
+  private gone(): void {
+    if (this.destroyed || this.writableEnded) return;
+    this.destroyed = true;
+    try {
+      this.controller?.close();
+    } catch {
+      /* already closed */
+    }
+    this.emit("close");
+  }
+
+  private emit(event: "close" | "finish"): void {
+    for (const l of this.listeners[event].splice(0)) l();
+  }
+}
+
+/** The Incoming of a web-standard Request: its body read through its stream, bounded. */
+export function fetchIncoming(request: Request, url: URL): Incoming {
+  const headers: HeaderBag = {};
+  request.headers.forEach((value, name) => {
+    headers[name] = value;
+  });
+  // The Request URL is absolute; the Host check reads the authority from the Host header, as on Node.
+  headers.host ??= url.host;
+  return {
+    method: request.method,
+    url: url.pathname + url.search,
+    headers,
+    readBody(limit, done, tooLarge) {
+      if (Number(headers["content-length"]) > limit) return tooLarge();
+      // A body stream that fails: the client is gone, and nothing can be answered.
+      void readStream(request, limit).then((body) => (body === undefined ? tooLarge() : done(body)), () => {});
+    },
+  };
+}
+
+async function readStream(request: Request, limit: number): Promise<Uint8Array | undefined> {
+  if (!request.body) return new Uint8Array(0);
+  const reader = request.body.getReader();
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      void reader.cancel().catch(() => {});
+      return undefined;
+    }
+    parts.push(value);
+  }
+  if (parts.length === 1) return parts[0];
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.byteLength;
+  }
+  return out;
+}

@@ -1,0 +1,161 @@
+/**
+ * The MCP endpoint on Node's HTTP stack: `serveHttp` (its own node:http server) and `nodeHandler` (a
+ * `(req, res, next?)` handler to mount in node:http, Express, Fastify or Connect at any path).
+ * spec/2026-07-28/basic/transports/streamable-http.mdx, spec/2025-11-25/basic/transports.mdx#streamable-http
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { McpServer } from "../../server/server.js";
+import type { Incoming } from "./io.js";
+import { HttpEndpoint, isLoopbackAddress, warnIfOpen, type HandlerOptions, type HttpOptions } from "./transport.js";
+
+export interface HttpHandle {
+  /** The MCP endpoint URL, e.g. http://127.0.0.1:3000/mcp. */
+  url: string;
+  host: string;
+  port: number;
+  server: Server;
+  /** Stop listening, end every stream and session, close every connection. */
+  close(): Promise<void>;
+}
+
+/** A request handler for Node's HTTP stack. `next` (Express, Connect) is called only for a path the handler does not serve. */
+export type NodeHandler = ((req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void) => void) & {
+  /** End every stream and session of this handler. */
+  close(): void;
+};
+
+const EMPTY = new Uint8Array(0);
+
+/**
+ * The Incoming of a Node request, its body read from the stream within the limit. Past the limit the 413 is sent
+ * once the client has finished sending (so it reads the 413, not a reset); an endless body is cut off.
+ */
+function nodeIncoming(req: IncomingMessage & { body?: unknown }, res: ServerResponse): Incoming {
+  return {
+    method: req.method ?? "GET",
+    url: req.url ?? "/",
+    headers: req.headers,
+    // A body-parsing middleware ran first (express.json(), or Fastify's body assigned to request.raw.body).
+    parsedBody: req.body !== undefined && typeof req.body === "object" && !Buffer.isBuffer(req.body) ? req.body : undefined,
+    readBody(limit, done, tooLarge) {
+      if (Number(req.headers["content-length"]) > limit) return drainThen(req, res, limit, tooLarge);
+      let first: Buffer | undefined;
+      let more: Buffer[] | undefined;
+      let size = 0;
+      const onData = (c: Buffer) => {
+        size += c.length;
+        if (size > limit) {
+          first = more = undefined;
+          req.off("data", onData);
+          req.off("end", onEnd);
+          return drainThen(req, res, limit, tooLarge);
+        }
+        if (first === undefined) first = c;
+        else (more ??= [first]).push(c);
+      };
+      const onEnd = () => done(more ? Buffer.concat(more) : (first ?? EMPTY));
+      req.on("data", onData);
+      req.on("end", onEnd);
+    },
+  };
+}
+
+/** Read and drop the rest of an oversized body, then answer (at most 10 s, and at most 4× the limit or 64 MiB). */
+function drainThen(req: IncomingMessage, res: ServerResponse, limit: number, answer: () => void): void {
+  let answered = false;
+  const once = () => {
+    if (answered) return;
+    answered = true;
+    clearTimeout(timer);
+    answer();
+  };
+  const timer = setTimeout(() => {
+    once();
+    req.destroy();
+  }, 10_000);
+  timer.unref();
+  let drained = 0;
+  const cap = Math.max(64 * 1024 * 1024, limit * 4);
+  req.on("data", (c: Buffer) => {
+    drained += c.length;
+    if (drained > cap && !answered) {
+      once();
+      res.once("finish", () => req.destroy());
+    }
+  });
+  req.on("end", once);
+  req.resume();
+}
+
+/** Serve one Node request on `endpoint`. */
+function serve(endpoint: HttpEndpoint, req: IncomingMessage, res: ServerResponse): void {
+  req.on("error", () => {});
+  endpoint.handle(nodeIncoming(req, res), res);
+}
+
+/**
+ * A handler for Node's HTTP stack, serving the MCP endpoint for every request that reaches it (or, with
+ * `options.path`, for that path only; other paths go to `next`, or get 404). Same security defaults as serveHttp:
+ * Host must be a loopback name unless `allowedHosts` or `allowRemote`, Origin must be a loopback origin unless
+ * `allowedOrigins`, bodies over `maxBodyBytes` get 413.
+ *
+ * Express 5: `app.use("/api/mcp", server.nodeHandler())` or `app.all("/api/mcp", server.nodeHandler())` (with or
+ * without `express.json()`). Fastify: `fastify.all("/api/mcp", (request, reply) => { reply.hijack();
+ * request.raw.body = request.body; handler(request.raw, reply.raw); })`.
+ */
+export function nodeHandler(server: McpServer, options: HandlerOptions = {}): NodeHandler {
+  const endpoint = new HttpEndpoint(server, options);
+  warnIfOpen(endpoint, options, "nodeHandler");
+  const handler = (req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void) => {
+    if (options.path !== undefined && next && (req.url ?? "/").split("?", 1)[0] !== options.path) return next();
+    serve(endpoint, req, res);
+  };
+  return Object.assign(handler, { close: () => endpoint.close() });
+}
+
+/** Serve `server` on its own node:http server (and, with `legacySse`, HTTP+SSE). Resolves once listening. */
+export async function serveHttp(server: McpServer, options: HttpOptions = {}): Promise<HttpHandle> {
+  const host = options.host ?? "127.0.0.1";
+  const path = options.path ?? "/mcp";
+  let port = 0;
+  const endpoint = new HttpEndpoint(server, { ...options, path }, { host, port: () => port });
+  if (!isLoopbackAddress(host.replace(/^\[|\]$/g, ""))) {
+    if (!options.allowRemote) {
+      throw new Error(
+        `serveHttp: refusing to bind ${host}: the server has no authentication, so anyone who can reach the port could call its tools. ` +
+          `Bind 127.0.0.1, or pass allowRemote: true (behind an authenticating proxy).`,
+      );
+    }
+    process.stderr.write(
+      `mcp runtime: WARNING: listening on ${host} exposes this MCP server, which has no authentication, to every network that can reach the port; ` +
+        `anyone there can call its tools${endpoint.checksHost ? "" : ", and no Host check guards against DNS rebinding (set allowedHosts)"}.\n`,
+    );
+  }
+  const http = createServer((req, res) => serve(endpoint, req, res));
+  http.keepAliveTimeout = 60_000;
+  http.headersTimeout = 65_000;
+  http.on("clientError", (_err, socket) => {
+    if (socket.writable) socket.end("HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n");
+    else socket.destroy();
+  });
+  await new Promise<void>((resolve, reject) => {
+    http.once("error", reject);
+    http.listen(options.port ?? 3000, host, () => {
+      http.off("error", reject);
+      resolve();
+    });
+  });
+  port = (http.address() as AddressInfo).port;
+  const shownHost = host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
+  const url = `http://${shownHost}:${port}${path}`;
+  if (!options.quiet) process.stderr.write(`listening ${url}\n`);
+  const close = async () => {
+    const closed = new Promise<void>((r) => http.close(() => r()));
+    endpoint.close();
+    http.closeIdleConnections();
+    setTimeout(() => http.closeAllConnections(), 1000).unref();
+    await closed;
+  };
+  return { url, host, port, server: http, close };
+}

@@ -1,0 +1,141 @@
+// server.fetchHandler() called in process with web-standard Requests, and server.nodeHandler() mounted at a custom
+// path in a real node:http server on 127.0.0.1: both eras, the security defaults, and SSE through a ReadableStream.
+// (Express, Fastify, Hono, workerd, Bun and Deno: test/hosts/.)
+import { createServer as createHttpServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createParser } from "eventsource-parser";
+import { createServer, type FetchHandler, type McpServer } from "../../runtime/dist/index.js";
+
+const MODERN = "2026-07-28";
+const LEGACY = "2025-11-25";
+
+function fixture(): McpServer {
+  const server = createServer({ name: "handlers-fixture", version: "1.0.0" });
+  server.tool({
+    name: "echo",
+    inputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
+    handler: ({ text }) => ({ content: [{ type: "text", text: String(text) }] }),
+  });
+  server.tool({
+    name: "count",
+    inputSchema: { type: "object" },
+    handler: async (_args, ctx) => {
+      for (const p of [0, 50, 100]) ctx.progress(p, 100);
+      return { content: [{ type: "text", text: "done" }] };
+    },
+  });
+  return server;
+}
+
+const meta = { "io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextprotocol/clientCapabilities": {} };
+function modern(id: number, method: string, params: Record<string, unknown> = {}, name?: string): { headers: Record<string, string>; body: unknown } {
+  const headers: Record<string, string> = { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": MODERN, "mcp-method": method };
+  if (name !== undefined) headers["mcp-name"] = name;
+  return { headers, body: { jsonrpc: "2.0", id, method, params: { ...params, _meta: { ...meta, ...(params._meta as object) } } } };
+}
+const legacyHeaders = (sid?: string): Record<string, string> => ({
+  "content-type": "application/json",
+  accept: "application/json, text/event-stream",
+  ...(sid ? { "mcp-session-id": sid, "mcp-protocol-version": LEGACY } : {}),
+});
+
+/** What a response carried: status, headers, and its JSON-RPC messages (JSON or SSE). */
+async function read(res: Response): Promise<{ status: number; headers: Headers; messages: any[] }> {
+  const text = await res.text();
+  const messages: any[] = [];
+  if (res.headers.get("content-type")?.startsWith("text/event-stream")) {
+    const parser = createParser({ onEvent: (e) => e.data && messages.push(JSON.parse(e.data)) });
+    parser.feed(text);
+  } else if (text) messages.push(JSON.parse(text));
+  return { status: res.status, headers: res.headers, messages };
+}
+
+describe("fetchHandler (web-standard Request → Response)", () => {
+  let handler: FetchHandler;
+  const call = (init: { method?: string; headers?: Record<string, string>; body?: unknown }, url = "http://127.0.0.1:8787/anything") =>
+    handler(new Request(url, { method: init.method ?? "POST", headers: init.headers, body: init.body === undefined ? undefined : typeof init.body === "string" ? init.body : JSON.stringify(init.body) })).then(read);
+
+  beforeAll(() => {
+    handler = fixture().fetchHandler();
+  });
+  afterAll(() => handler.close());
+
+  it("answers server/discover and a modern tools/call at any path", async () => {
+    const discover = await call(modern(1, "server/discover"));
+    expect(discover.status).toBe(200);
+    expect(discover.messages[0].result).toMatchObject({ supportedVersions: expect.arrayContaining([MODERN, LEGACY]), resultType: "complete" });
+    const echo = await call(modern(2, "tools/call", { name: "echo", arguments: { text: "hi" } }, "echo"));
+    expect(echo.messages[0].result.content).toEqual([{ type: "text", text: "hi" }]);
+  });
+
+  it("streams a request's notifications before its response as SSE", async () => {
+    const r = await call(modern(3, "tools/call", { name: "count", arguments: {}, _meta: { progressToken: "t" } }, "count"));
+    expect(r.headers.get("content-type")).toMatch(/^text\/event-stream/);
+    expect(r.messages.map((m) => m.params?.progress ?? "response")).toEqual([0, 50, 100, "response"]);
+  });
+
+  it("serves a legacy session: initialize → tools/call → DELETE, then 404", async () => {
+    const init = await call({ headers: legacyHeaders(), body: { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: LEGACY, capabilities: {}, clientInfo: { name: "t", version: "1" } } } });
+    const sid = init.headers.get("mcp-session-id")!;
+    expect(init.status).toBe(200);
+    expect(sid).toMatch(/^[\x21-\x7e]{32}$/);
+    expect((await call({ headers: legacyHeaders(sid), body: { jsonrpc: "2.0", method: "notifications/initialized" } })).status).toBe(202);
+    const echo = await call({ headers: legacyHeaders(sid), body: { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "echo", arguments: { text: "legacy" } } } });
+    expect(echo.messages.at(-1).result.content).toEqual([{ type: "text", text: "legacy" }]);
+    expect((await call({ method: "DELETE", headers: legacyHeaders(sid) })).status).toBe(200);
+    expect((await call({ headers: legacyHeaders(sid), body: { jsonrpc: "2.0", id: 3, method: "tools/list" } })).status).toBe(404);
+  });
+
+  it("keeps the secure defaults: foreign Origin 403, non-loopback Host 403, oversized body 413", async () => {
+    const { headers, body } = modern(4, "tools/list");
+    expect((await call({ headers: { ...headers, origin: "http://evil.example" }, body })).status).toBe(403);
+    expect((await call({ headers: { ...headers, origin: "http://localhost:5173" }, body })).status).toBe(200);
+    expect((await call({ headers, body }, "http://evil.example/mcp")).status).toBe(403);
+    const big = await call({ headers, body: JSON.stringify({ ...body, pad: "x".repeat(5 * 1024 * 1024) }) });
+    expect(big.status).toBe(413);
+  });
+
+  it("with allowedHosts serves the named host only", async () => {
+    const open = fixture().fetchHandler({ allowedHosts: ["mcp.example.com"] });
+    const { headers, body } = modern(5, "tools/list");
+    const ask = (url: string) => open(new Request(url, { method: "POST", headers, body: JSON.stringify(body) })).then((r) => r.status);
+    expect(await ask("https://mcp.example.com/mcp")).toBe(200);
+    expect(await ask("http://127.0.0.1/mcp")).toBe(403);
+    open.close();
+  });
+});
+
+describe("nodeHandler mounted at /api/mcp in a node:http server", () => {
+  let http: Server;
+  let base: string;
+  beforeAll(async () => {
+    const handler = fixture().nodeHandler();
+    http = createHttpServer((req, res) => {
+      if (req.url?.split("?")[0] === "/api/mcp") return handler(req, res);
+      res.writeHead(404).end("not mine");
+    });
+    await new Promise<void>((r) => http.listen(0, "127.0.0.1", r));
+    base = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise<void>((r) => http.close(() => r())));
+
+  const call = (init: { method?: string; headers?: Record<string, string>; body?: unknown }, path = "/api/mcp") =>
+    fetch(base + path, { method: init.method ?? "POST", headers: init.headers, body: init.body === undefined ? undefined : JSON.stringify(init.body) }).then(read);
+
+  it("answers both eras at the mounted path and leaves other paths to the app", async () => {
+    expect((await call(modern(1, "server/discover"))).messages[0].result.resultType).toBe("complete");
+    const init = await call({ headers: legacyHeaders(), body: { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: LEGACY, capabilities: {}, clientInfo: { name: "t", version: "1" } } } });
+    expect(init.messages[0].result.protocolVersion).toBe(LEGACY);
+    const sid = init.headers.get("mcp-session-id")!;
+    expect((await call({ method: "DELETE", headers: legacyHeaders(sid) })).status).toBe(200);
+    const other = await fetch(base + "/elsewhere");
+    expect(other.status).toBe(404);
+    expect(await other.text()).toBe("not mine");
+  });
+
+  it("refuses a foreign Origin with 403", async () => {
+    const { headers, body } = modern(2, "tools/list");
+    expect((await call({ headers: { ...headers, origin: "http://evil.example" }, body })).status).toBe(403);
+  });
+});
