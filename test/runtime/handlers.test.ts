@@ -29,7 +29,7 @@ function fixture(): McpServer {
 }
 
 const meta = { "io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextprotocol/clientCapabilities": {} };
-function modern(id: number, method: string, params: Record<string, unknown> = {}, name?: string): { headers: Record<string, string>; body: unknown } {
+function modern(id: number, method: string, params: Record<string, unknown> = {}, name?: string): { headers: Record<string, string>; body: Record<string, unknown> } {
   const headers: Record<string, string> = { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": MODERN, "mcp-method": method };
   if (name !== undefined) headers["mcp-name"] = name;
   return { headers, body: { jsonrpc: "2.0", id, method, params: { ...params, _meta: { ...meta, ...(params._meta as object) } } } };
