@@ -130,14 +130,19 @@ function capabilityPaths(sf: SourceFile, name: string): string[] {
   return out.sort();
 }
 
-export function extractModel(tsPath: string, tsText: string, jsonPath: string, jsonText: string): SchemaModel {
-  const sf = parseSchemaTs(tsPath, tsText);
-  let json: Record<string, unknown>;
+/** Parse schema.json; throws SchemaError naming the file when it is not JSON. */
+export function parseSchemaJson(path: string, text: string): Record<string, unknown> {
   try {
-    json = JSON.parse(jsonText) as Record<string, unknown>;
+    return JSON.parse(text) as Record<string, unknown>;
   } catch (err) {
-    throw new SchemaError(`${jsonPath}: invalid JSON: ${(err as Error).message}`);
+    throw new SchemaError(`${path}: invalid JSON: ${(err as Error).message}`);
   }
+}
+
+/** `jsonSchema`: the text of schema.json, or the parsed (and errata-patched) object. */
+export function extractModel(tsPath: string, tsText: string, jsonPath: string, jsonSchema: string | Record<string, unknown>): SchemaModel {
+  const sf = parseSchemaTs(tsPath, tsText);
+  const json = typeof jsonSchema === "string" ? parseSchemaJson(jsonPath, jsonSchema) : jsonSchema;
   const definitionsKey = "$defs" in json ? "$defs" : "definitions";
   const defs = json[definitionsKey] as Record<string, { properties?: Record<string, unknown> }> | undefined;
   if (!defs || typeof defs !== "object") throw new SchemaError(`${jsonPath}: no "definitions" or "$defs" object`);

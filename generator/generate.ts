@@ -11,7 +11,8 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import * as prettier from "prettier";
-import { extractModel, inferEra, type SchemaModel } from "./extract.js";
+import { applyErrata, errataFor } from "./errata.js";
+import { extractModel, inferEra, parseSchemaJson, type SchemaModel } from "./extract.js";
 import { type Manifest, PROJECT_ROOT, loadManifest } from "./manifest.js";
 import { buildRules, emitRulesModule, type RulesData } from "./rules.js";
 import { SchemaError, readSchemaFiles } from "./sync.js";
@@ -57,11 +58,13 @@ export async function render(options: GenerateOptions = {}): Promise<Generated> 
     const { ts, json, dir } = readSchemaFiles(r, schemasDir);
     const tsPath = join(dir, "schema.ts");
     const jsonPath = join(dir, "schema.json");
-    const model = time("parse", () => extractModel(tsPath, ts, jsonPath, json));
+    // Errata first, so the validators and the rules data are built from the same corrected schema.
+    const schemaJson = time("parse", () => applyErrata(r.id, parseSchemaJson(jsonPath, json), jsonPath));
+    const model = time("parse", () => extractModel(tsPath, ts, jsonPath, schemaJson));
     const inferred = inferEra(model);
     if (inferred !== r.era) throw new SchemaError(`${tsPath}: manifest says era ${r.era} but the schema defines ${inferred === "modern" ? "server/discover" : "initialize"} (era ${inferred})`);
     inputs.push({ id: r.id, era: r.era, model });
-    const v = time("validators", () => emitValidators(jsonPath, JSON.parse(json), model));
+    const v = time("validators", () => emitValidators(jsonPath, schemaJson, model, errataFor(r.id)));
     files.push({ path: `${r.id}/validators.js`, content: v.js });
     files.push({ path: `${r.id}/validators.d.ts`, content: v.dts });
     files.push({ path: `${r.id}/dispatch-validators.js`, content: v.dispatchJs });

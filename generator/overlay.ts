@@ -192,3 +192,68 @@ export const PROSE_RULES: ProseRule[] = [
 export const PROSE_ERROR_CODES: { name: string; rule: string; cite: (revision: string) => string }[] = [
   { name: "RESOURCE_NOT_FOUND", rule: "resourceNotFoundCode", cite: (r) => `spec/${r}/server/resources.mdx#error-handling` },
 ];
+
+/**
+ * Reviewed patches to defects of the official `schema.json` files, applied to the parsed schema before anything
+ * is generated from it (validators and the rules data alike; the types come from `schema.ts`, which is right).
+ *
+ * Upstream renders schema.ts to schema.json with `--defaultNumberType integer` (spec/2026-07-28/changelog.mdx#other-schema-changes),
+ * so a TypeScript `number` becomes JSON `integer` unless the field carries `@TJS-type number`. That is intended for
+ * request ids, progress tokens and error codes (the prose says integer: spec/<rev>/basic/index.mdx#requests,
+ * #error-codes) and harmless for counts and lengths; it is a defect where the value may be fractional.
+ *
+ * Each erratum asserts the upstream value it replaces, so generation fails once upstream changes it (fixed or
+ * otherwise): then review the erratum and drop it. Errata are keyed by revision id; a revision without errata
+ * (such as an added draft) is used as published.
+ */
+export interface SchemaErratum {
+  revision: string;
+  /** JSON Pointer (RFC 6901) into the revision's schema.json. */
+  pointer: string;
+  /** The value upstream publishes at `pointer` (deep-equal), asserted before patching. */
+  expected: unknown;
+  replacement: unknown;
+  /** `schemas/<revision>/schema.ts: <Interface.field> is \`<TS type>\`` — the declaration schema.json must render. */
+  cite: string;
+  why: string;
+}
+
+const ELICIT_ANSWER_WHY =
+  "An elicitation answer to a NumberSchema field of type \"number\" may be fractional (e.g. 0.7); schema.json admits only integers.";
+
+export const SCHEMA_ERRATA: SchemaErratum[] = [
+  {
+    revision: "2025-06-18",
+    pointer: "/definitions/ElicitResult/properties/content/additionalProperties/type",
+    expected: ["string", "integer", "boolean"],
+    replacement: ["string", "number", "boolean"],
+    cite: "schemas/2025-06-18/schema.ts: ElicitResult.content is `{ [key: string]: string | number | boolean }`",
+    why: `${ELICIT_ANSWER_WHY} spec/2025-06-18/client/elicitation.mdx#supported-schema-types`,
+  },
+  {
+    revision: "2025-11-25",
+    pointer: "/$defs/ElicitResult/properties/content/additionalProperties/anyOf/1/type",
+    expected: ["string", "integer", "boolean"],
+    replacement: ["string", "number", "boolean"],
+    cite: "schemas/2025-11-25/schema.ts: ElicitResult.content is `{ [key: string]: string | number | boolean | string[] }`",
+    why: `${ELICIT_ANSWER_WHY} spec/2025-11-25/client/elicitation.mdx#requested-schema`,
+  },
+  {
+    revision: "2026-07-28",
+    pointer: "/$defs/ElicitResult/properties/content/additionalProperties/anyOf/1/type",
+    expected: ["string", "integer", "boolean"],
+    replacement: ["string", "number", "boolean"],
+    cite: "schemas/2026-07-28/schema.ts: ElicitResult.content is `{ [key: string]: string | number | boolean | string[] }`",
+    why: `${ELICIT_ANSWER_WHY} spec/2026-07-28/client/elicitation.mdx#requested-schema`,
+  },
+  {
+    revision: "2026-07-28",
+    pointer: "/$defs/JSONValue/anyOf/2/type",
+    expected: ["string", "integer", "boolean"],
+    replacement: ["string", "number", "boolean", "null"],
+    cite: "schemas/2026-07-28/schema.ts: JSONValue is `string | number | boolean | null | JSONObject | JSONArray`",
+    why:
+      "schema.json drops null and fractions from JSONValue, so every JSONObject (experimental and extension capabilities, _meta values, " +
+      "sampling and elicitation capability objects) rejects a decimal or a null that schema.ts allows. spec/2026-07-28/schema.mdx#jsonvalue",
+  },
+];

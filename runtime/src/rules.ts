@@ -53,11 +53,65 @@ export const validatorsFor = lazyLoader<DispatchValidators>("dispatch-validators
 /** Every generated validator of `revision` (large; loaded only to check outgoing results). */
 export const allValidatorsFor = lazyLoader<RevisionValidators>("validators.js");
 
-/** One line describing the first validation error, for a JSON-RPC error message. */
+type ValidationError = NonNullable<Validator["errors"]>[number];
+
+function errorLine(e: ValidationError): string {
+  const extra =
+    e.keyword === "additionalProperties"
+      ? ` (${String(e.params.additionalProperty)})`
+      : e.keyword === "const"
+        ? ` ${JSON.stringify(e.params.allowedValue)}`
+        : "";
+  return `${e.instancePath || "/"} ${e.message ?? e.keyword}${extra}`;
+}
+
+/**
+ * One line describing why validation failed, for a JSON-RPC error message.
+ *
+ * The validators stop at the first failure, so the error list is that failure; for an anyOf/oneOf it is every
+ * alternative's first error followed by the anyOf error itself (an alternative that passes leaves nothing). Naming
+ * `errors[0]` there blames the first alternative, usually not the one the sender meant. Instead:
+ * - a property the alternatives require to be *different* constants (`type: "text"` vs `"image"`) is a
+ *   discriminator: an alternative failing on it was not meant, and neither was one whose JSON type differs from the
+ *   value's;
+ * - of the rest, the alternative whose error lies deepest in the value got furthest, so it is the one nearly
+ *   matched (at equal depth, one that failed past its `required` check);
+ * - when every alternative failed on its discriminator or JSON type (or, short of that, on its first required
+ *   property), say which values or types would do.
+ */
 export function describeErrors(v: Validator): string {
-  const e = v.errors?.[0];
-  if (!e) return "invalid";
-  const where = e.instancePath || "/";
-  const extra = e.keyword === "additionalProperties" ? ` (${String(e.params.additionalProperty)})` : e.keyword === "required" ? "" : "";
-  return `${where} ${e.message ?? e.keyword}${extra}`;
+  const errors = v.errors ?? [];
+  const last = errors[errors.length - 1];
+  if (!last) return "invalid";
+  if ((last.keyword !== "anyOf" && last.keyword !== "oneOf") || errors.length === 1) return errorLine(errors[0]);
+  const base = last.instancePath;
+  const depth = (e: ValidationError) => e.instancePath.split("/").length;
+  const leaves = errors.slice(0, -1).filter((e) => e.keyword !== "anyOf" && e.keyword !== "oneOf" && (e.instancePath === base || e.instancePath.startsWith(`${base}/`)));
+  const constants = new Map<string, Set<string>>();
+  for (const e of leaves) {
+    if (e.keyword !== "const") continue;
+    if (!constants.has(e.instancePath)) constants.set(e.instancePath, new Set());
+    constants.get(e.instancePath)!.add(JSON.stringify(e.params.allowedValue));
+  }
+  const mismatch = (e: ValidationError) =>
+    (e.keyword === "const" && (constants.get(e.instancePath)?.size ?? 0) > 1) || (e.keyword === "enum" && e.instancePath === base) || (e.keyword === "type" && e.instancePath === base);
+  const near = leaves.filter((e) => !mismatch(e));
+  // An alternative missing its first required property got least far; a discriminator mismatch says more.
+  const weak = (e: ValidationError) => e.keyword === "required" && e.instancePath === base;
+  const discriminated = leaves.some((e) => e.keyword === "const" && mismatch(e));
+  if (near.some((e) => !weak(e)) || (near.length > 0 && !discriminated)) {
+    const score = (e: ValidationError) => depth(e) * 2 + (e.keyword === "required" ? 0 : 1);
+    const best = near.reduce((a, b) => (score(b) > score(a) ? b : a));
+    return `${errorLine(best)} (in the nearest alternative of ${base || "/"})`;
+  }
+  // Every alternative failed on what tells them apart: list what would have been accepted there.
+  const told = leaves.filter(mismatch);
+  const where = told.reduce((a, b) => (depth(b) > depth(a) ? b : a), told[0] ?? last).instancePath;
+  const accepted = new Set<string>();
+  for (const e of told.filter((x) => x.instancePath === where)) {
+    if (e.keyword === "const") accepted.add(JSON.stringify(e.params.allowedValue));
+    else if (e.keyword === "enum") for (const a of (e.params.allowedValues as unknown[]) ?? []) accepted.add(JSON.stringify(a));
+    else if (e.keyword === "type") for (const t of String(e.params.type).split(",")) accepted.add(t);
+  }
+  return accepted.size > 0 ? `${where || "/"} must be one of: ${[...accepted].join(", ")}` : errorLine(last);
 }
