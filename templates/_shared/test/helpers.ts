@@ -94,8 +94,7 @@ export const CLIENT_HANDLERS = {
     const content: Record<string, unknown> = {};
     for (const [key, prop] of Object.entries(schema?.properties ?? {})) {
       const value = prop.default ?? (key === "email" ? "alice@example.com" : "alice");
-      // 2026-07-28's schema.json types answer numbers as integers, and the runtime re-asks on an answer that does not validate.
-      content[key] = typeof value === "number" ? Math.trunc(value) : value;
+      content[key] = value;
     }
     return { action: "accept", content };
   },
