@@ -7,7 +7,7 @@
  */
 import { McpServer, type ServerOptions } from "./server/server.js";
 import { serveStdio, type StdioOptions } from "./transport/stdio.js";
-import type { HandlerOptions, HttpOptions } from "./transport/http/transport.js";
+import type { HandlerOptions, HttpOptions } from "./transport/http/options.js";
 import type { HttpHandle, NodeHandler } from "./transport/http/node.js";
 import type { FetchHandler } from "./transport/http/fetch.js";
 
@@ -16,7 +16,7 @@ export { McpError, type JsonRpcMessage, type JsonRpcRequest, type JsonRpcRespons
 export { Connection, type Sink, META_PROTOCOL_VERSION, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL } from "./protocol/connection.js";
 export { compileSchema, fromAjv, type SchemaValidator } from "./server/schema.js";
 export { serveStdio, type StdioOptions } from "./transport/stdio.js";
-export type { HandlerOptions, HttpOptions } from "./transport/http/transport.js";
+export type { HandlerOptions, HttpOptions } from "./transport/http/options.js";
 export type { HttpHandle, NodeHandler } from "./transport/http/node.js";
 export type { FetchHandler } from "./transport/http/fetch.js";
 

@@ -7,7 +7,9 @@
  */
 import type { McpServer } from "../../server/server.js";
 import { FetchReply, fetchIncoming } from "./io.js";
-import { HttpEndpoint, warnIfOpen, type HandlerOptions } from "./transport.js";
+import { HttpEndpoint } from "./endpoint.js";
+import type { HandlerOptions } from "./options.js";
+import { warnIfOpen } from "./security.js";
 
 export type FetchHandler = ((request: Request) => Promise<Response>) & {
   /** End every stream and session of this handler. */

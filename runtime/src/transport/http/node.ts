@@ -7,7 +7,9 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import type { McpServer } from "../../server/server.js";
 import type { Incoming } from "./io.js";
-import { HttpEndpoint, isLoopbackAddress, warnIfOpen, type HandlerOptions, type HttpOptions } from "./transport.js";
+import { HttpEndpoint } from "./endpoint.js";
+import type { HandlerOptions, HttpOptions } from "./options.js";
+import { isLoopbackAddress, warnIfOpen } from "./security.js";
 
 export interface HttpHandle {
   /** The MCP endpoint URL, e.g. http://127.0.0.1:3000/mcp. */

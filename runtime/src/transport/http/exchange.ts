@@ -1,0 +1,156 @@
+/** One POST's exchange: its JSON response, or its SSE stream. */
+import type { Connection, Sink } from "../../protocol/connection.js";
+import { type Revision, disconnectIsCancellation, primesSseStreams, resumableStreams } from "../../rules.js";
+import type { JsonRpcMessage } from "../../wire/jsonrpc.js";
+import type { Accept } from "./body.js";
+import type { HttpEndpoint } from "./endpoint.js";
+import type { Reply } from "./io.js";
+import type { LegacyHttpSession, SessionStream } from "./sessions.js";
+import { sseEvent } from "./sse.js";
+
+/**
+ * The sink of one POST: answers with JSON, or switches to an SSE stream when the handler sends something
+ * before its response and the client accepts SSE. After the response it sends nothing. A disconnect ends it, except
+ * on a resumable legacy stream, where later events are kept for the client's GET with Last-Event-ID.
+ */
+export class Exchange implements Sink {
+  /**
+   * pending: nothing sent yet (JSON still possible); streaming: an SSE stream is open; finished: the response is
+   * written; detached: the connection closed (the client went away, or closeStream) before the response.
+   */
+  state: "pending" | "streaming" | "finished" | "detached" = "pending";
+  connection?: Connection;
+  /** Set on an initialize exchange: the session to register if the handshake succeeds. */
+  minting?: LegacyHttpSession;
+  /** The POST carries one request (not notifications or responses only). */
+  request = false;
+  /** This POST's stream in a session whose revision makes streams resumable. */
+  private stream?: SessionStream;
+
+  constructor(
+    readonly t: HttpEndpoint,
+    readonly res: Reply,
+    readonly accept: Accept,
+    readonly revision: Revision,
+    readonly session?: LegacyHttpSession,
+  ) {}
+
+  send(message: JsonRpcMessage): void {
+    if (this.state === "finished" || (this.state === "detached" && !this.stream)) return;
+    if (Array.isArray(message) || "result" in message || "error" in message) return this.finish(message);
+    if (this.state === "pending") {
+      if (!this.accept.sse) {
+        // A JSON-only client cannot receive this on its POST; a server→client request may use the session's GET stream.
+        if ("id" in message && this.session) this.session.send(message);
+        return;
+      }
+      this.openSse(200);
+      this.state = "streaming";
+    }
+    if (this.stream) this.stream.write(message);
+    else this.res.write(sseEvent(message));
+  }
+
+  /** Start this POST's SSE stream; in a resumable session its events carry ids (the first, a priming event). */
+  private openSse(status: number): void {
+    const session = this.session?.registered ? this.session : undefined;
+    this.t.startSse(this.res, status, session);
+    // The session's negotiated revision decides (an initialize answered over SSE has just negotiated it).
+    const revision = session?.connection.session?.revision ?? this.revision;
+    if (session && resumableStreams(revision)) this.stream = session.openStream(this.res, primesSseStreams(revision));
+  }
+
+  private finish(message: JsonRpcMessage | JsonRpcMessage[]): void {
+    const res = this.res;
+    const stream = this.stream;
+    if (this.state === "streaming" || this.state === "detached") {
+      this.state = "finished";
+      if (stream) {
+        stream.write(message);
+        stream.end();
+      } else {
+        this.t.untrack(res);
+        res.end(sseEvent(message));
+      }
+      return;
+    }
+    this.state = "finished";
+    if (res.destroyed) return;
+    if (this.minting) this.t.register(this.minting, res);
+    const status = this.t.statusFor(message, this.revision);
+    if (this.accept.json) {
+      if (this.session && this.session.registered) res.setHeader("mcp-session-id", this.session.id);
+      res.statusCode = status;
+      res.setHeader("content-type", "application/json");
+      res.end(JSON.stringify(message));
+    } else {
+      this.openSse(status);
+      if (this.stream) {
+        this.stream.write(message);
+        this.stream.end();
+      } else {
+        this.t.untrack(res);
+        res.end(sseEvent(message));
+      }
+    }
+  }
+
+  /** The Connection has finished with this POST. */
+  done(): void {
+    if (this.state === "pending") {
+      this.state = "finished";
+      if (this.minting) this.minting.connection.close();
+      if (this.res.destroyed) return;
+      // A request MUST get JSON or an event stream; one the client cancelled has no response, so its stream ends
+      // empty (a JSON-only client gets 202). Only notifications or responses: 202, no body.
+      // spec/2025-11-25/basic/transports.mdx#sending-messages-to-the-server
+      if (this.request && this.accept.sse) {
+        this.openSse(200);
+        if (this.stream) this.stream.end();
+        else {
+          this.t.untrack(this.res);
+          this.res.end();
+        }
+        return;
+      }
+      this.res.writeHead(202).end();
+    } else if (this.state === "streaming" || this.state === "detached") {
+      this.state = "finished";
+      if (this.stream) this.stream.end();
+      else {
+        this.t.untrack(this.res);
+        this.res.end();
+      }
+    }
+  }
+
+  /**
+   * Close the connection but not the stream (spec/2025-11-25/basic/transports.mdx#sending-messages-to-the-server):
+   * an event with an id and `retry` first, so the client knows where to resume and when; later events are kept.
+   */
+  closeStream(): boolean {
+    // Polling came with priming (2025-11-25); earlier, a server SHOULD NOT close a POST's stream before its response
+    // (spec/2025-06-18/basic/transports.mdx#sending-messages-to-the-server).
+    if (this.state === "finished" || this.state === "detached" || !this.session?.registered || !primesSseStreams(this.revision) || !resumableStreams(this.revision)) return false;
+    if (this.state === "pending") {
+      if (!this.accept.sse) return false;
+      this.openSse(200);
+      this.state = "streaming";
+    }
+    const stream = this.stream!;
+    // The priming event carried the retry delay; after other events, send it again just before closing.
+    if (stream.written > 1) stream.write();
+    this.state = "detached";
+    stream.detach();
+    return true;
+  }
+
+  /** The response closed: finished, or the client went away first. */
+  closed(): void {
+    if (this.state === "finished" || this.state === "detached") return;
+    this.state = "detached";
+    this.t.untrack(this.res);
+    // Modern: the disconnect is the cancellation (abort, then nothing more). Legacy: the handler runs on.
+    if (disconnectIsCancellation(this.revision)) this.connection?.abortAll();
+  }
+}

@@ -1,0 +1,55 @@
+/** Options of the HTTP side of the runtime: the endpoint (every entry point) and serveHttp's bind. */
+/** Options of the MCP endpoint, however it is served (serveHttp, nodeHandler, fetchHandler). */
+export interface HandlerOptions {
+  /**
+   * The MCP endpoint's path. serveHttp: default "/mcp". nodeHandler and fetchHandler: default none, so every request
+   * that reaches the handler is for the endpoint, at whatever path the app mounts it.
+   */
+  path?: string;
+  /**
+   * Origins allowed to call the server (exact `scheme://host[:port]` strings, or a predicate); requests from other
+   * origins get 403. Requests without an Origin header (non-browser clients) are served.
+   * Default: loopback origins only (http(s)://localhost, 127.0.0.1, [::1], any port).
+   */
+  allowedOrigins?: readonly string[] | ((origin: string) => boolean);
+  /**
+   * Host header names accepted (`name` or `name:port`); others get 403, which stops DNS rebinding. Default: the
+   * loopback names localhost, 127.0.0.1 and [::1] (serveHttp: with the bound port or none; handlers: any port).
+   * Without it, a non-loopback bind (serveHttp) or `allowRemote` (handlers) checks no Host.
+   */
+  allowedHosts?: readonly string[];
+  /**
+   * serveHttp: required to bind anything but a loopback address. Handlers: serve requests addressed to any host
+   * (no Host check unless `allowedHosts` is set). The server has no authentication of its own.
+   */
+  allowRemote?: boolean;
+  /** Largest accepted POST body in bytes (larger: 413). Default 4 MiB. */
+  maxBodyBytes?: number;
+  /** Also serve the deprecated 2024-11-05 HTTP+SSE transport (GET `ssePath`, POST `messagesPath`). Default false. */
+  legacySse?: boolean;
+  /** Default "/sse". */
+  ssePath?: string;
+  /** Default "/messages". */
+  messagesPath?: string;
+  /** A legacy session unused this long (no request, no open stream) is terminated. Default 30 minutes. */
+  sessionIdleMs?: number;
+  /** Most concurrent legacy sessions; initialize beyond it gets 503. Default 10 000. */
+  maxSessions?: number;
+  /**
+   * Legacy sessions keep the events of their SSE streams so that a client can resume a dropped stream (Last-Event-ID):
+   * at most this many bytes (approximately: characters) across all sessions; past it, events are sent but not kept.
+   * Default 64 MiB. Each session keeps at most 4 MiB.
+   */
+  replayBufferBytes?: number;
+  /** Interval of SSE keep-alive comments on open streams, in ms. Default 15 000. */
+  keepAliveMs?: number;
+}
+
+export interface HttpOptions extends HandlerOptions {
+  /** Interface to bind. Default 127.0.0.1. A non-loopback address (e.g. 0.0.0.0) also needs `allowRemote: true`. */
+  host?: string;
+  /** TCP port; 0 picks a free one. Default 3000. */
+  port?: number;
+  /** Do not print the listening line. */
+  quiet?: boolean;
+}

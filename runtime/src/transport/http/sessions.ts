@@ -1,0 +1,224 @@
+/**
+ * Legacy Streamable HTTP sessions (2025-03-26 to 2025-11-25): the session a successful initialize mints, its GET
+ * stream, and its resumable SSE streams. spec/2025-11-25/basic/transports.mdx#session-management
+ */
+import { Connection, type Sink } from "../../protocol/connection.js";
+import type { JsonRpcMessage } from "../../wire/jsonrpc.js";
+import type { HttpEndpoint } from "./endpoint.js";
+import type { Reply } from "./io.js";
+import { sseEvent } from "./sse.js";
+
+const LEGACY: { transport: "http"; era: "legacy" } = { transport: "http", era: "legacy" };
+
+const B64URL = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+/**
+ * A session id: 24 cryptographically random bytes as 32 base64url characters (visible ASCII, as the session id MUST
+ * be: spec/2025-11-25/basic/transports.mdx#session-management). Web Crypto, so every platform has it.
+ */
+export function newSessionId(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(24));
+  let out = "";
+  for (let i = 0; i < 24; i += 3) {
+    const n = (bytes[i] << 16) | (bytes[i + 1] << 8) | bytes[i + 2];
+    out += B64URL[n >> 18] + B64URL[(n >> 12) & 63] + B64URL[(n >> 6) & 63] + B64URL[n & 63];
+  }
+  return out;
+}
+
+/**
+ * What a session keeps for replay: per stream at most STREAM_LOG_EVENTS events; the logs of at most ENDED_LOGS
+ * streams that have ended (the logs of streams still waiting for their response are never dropped by count: their
+ * response is what a resumption is for); and at most SESSION_LOG_CHARS characters of events in all (older events go
+ * first, from ended streams first). HandlerOptions.replayBufferBytes bounds all sessions together: past it, new events
+ * are sent but not kept. spec/2025-11-25/basic/transports.mdx#resumability-and-redelivery ("MAY" replay).
+ */
+const STREAM_LOG_EVENTS = 100;
+const ENDED_LOGS = 16;
+const SESSION_LOG_CHARS = 4 * 1024 * 1024;
+/** The SSE `retry` (ms) sent with a priming event: how long a client waits before reconnecting. */
+const SSE_RETRY_MS = 1000;
+
+/**
+ * One SSE stream of a legacy session whose revision makes streams resumable. Every event carries the id
+ * `<stream>-<seq>`, unique across the session's streams, and stays in a bounded log so that a client whose
+ * connection dropped can resume this stream, and only this one, with a GET carrying Last-Event-ID.
+ * spec/2025-11-25/basic/transports.mdx#resumability-and-redelivery
+ */
+export class SessionStream {
+  private seq = 0;
+  readonly log: { seq: number; text: string }[] = [];
+  /** The connection carrying the stream now, if any. */
+  res?: Reply;
+  /** The stream's last event is written (a POST's response, or nothing more will come). */
+  ended = false;
+
+  constructor(
+    readonly session: LegacyHttpSession,
+    readonly n: number,
+  ) {}
+
+  /** Events written so far. */
+  get written(): number {
+    return this.seq;
+  }
+
+  /** Close the connection carrying the stream, keeping the stream (its later events are logged for a resumption). */
+  detach(): void {
+    const res = this.res;
+    this.res = undefined;
+    if (res && !res.writableEnded) {
+      this.session.t.untrack(res);
+      res.end();
+    }
+  }
+
+  /** Carry the stream on `res` (a new stream, or a resumed one) until it closes. */
+  attach(res: Reply): void {
+    this.res = res;
+    res.once("close", () => {
+      if (this.res === res) this.res = undefined;
+    });
+  }
+
+  /** Write and log one event; without a message, the priming event (id, retry, empty data). */
+  write(message?: JsonRpcMessage | JsonRpcMessage[]): void {
+    const seq = ++this.seq;
+    const id = `${this.n}-${seq}`;
+    const text = message === undefined ? `id: ${id}\nretry: ${SSE_RETRY_MS}\ndata: \n\n` : `id: ${id}\nevent: message\ndata: ${JSON.stringify(message)}\n\n`;
+    if (this.log.length >= STREAM_LOG_EVENTS) this.session.dropOldest(this);
+    if (this.session.reserve(this, text.length)) this.log.push({ seq, text });
+    const res = this.res;
+    if (res && !res.destroyed) res.write(text);
+  }
+
+  /** No more events: end the connection (the log stays, bounded, for a client that lost the end). */
+  end(): void {
+    this.ended = true;
+    this.session.ended(this);
+    const res = this.res;
+    if (res && !res.destroyed) {
+      this.session.t.untrack(res);
+      res.end();
+    }
+  }
+
+  /** Resume on `res`: replay the events after `after`, then carry the rest (or end, if the stream has ended). */
+  resume(res: Reply, after: number): void {
+    this.attach(res);
+    for (const e of this.log) if (e.seq > after) res.write(e.text);
+    if (this.ended) {
+      this.session.t.untrack(res);
+      res.end();
+    }
+  }
+}
+
+/** A legacy Streamable HTTP session: its own Connection (negotiated version, capabilities, log level, subscriptions, pending requests). */
+export class LegacyHttpSession implements Sink {
+  readonly connection: Connection;
+  registered = false;
+  /** The GET stream, when open: the only place unsolicited messages go. */
+  stream?: Reply;
+  /** The GET stream's events, in a resumable revision (kept across reconnections). */
+  standalone?: SessionStream;
+  /** Unsolicited messages waiting for a GET stream (bounded). */
+  backlog: JsonRpcMessage[] = [];
+  lastSeen = Date.now();
+  active = 0;
+  /** Resumable streams by number, oldest first. */
+  private readonly streams = new Map<number, SessionStream>();
+  /** Streams that have ended, oldest first (their logs are the first to go). */
+  private readonly endedStreams: SessionStream[] = [];
+  private nextStream = 0;
+  /** Characters of events kept in this session's logs. */
+  private logChars = 0;
+
+  constructor(
+    readonly t: HttpEndpoint,
+    readonly id: string,
+  ) {
+    this.connection = new Connection(t.server, this, LEGACY);
+  }
+
+  send(message: JsonRpcMessage): void {
+    const s = this.stream;
+    if (s && !s.destroyed) {
+      if (this.standalone) this.standalone.write(message);
+      else s.write(sseEvent(message));
+      return;
+    }
+    if (this.backlog.length >= 1000) this.backlog.shift();
+    this.backlog.push(message);
+  }
+
+  /** A new resumable stream carried by `res`, primed if the revision asks for it. */
+  openStream(res: Reply, prime: boolean): SessionStream {
+    const stream = new SessionStream(this, ++this.nextStream);
+    this.streams.set(stream.n, stream);
+    stream.attach(res);
+    if (prime) stream.write();
+    return stream;
+  }
+
+  /** `stream` has ended: past ENDED_LOGS ended streams, the oldest one's log goes. */
+  ended(stream: SessionStream): void {
+    this.endedStreams.push(stream);
+    if (this.endedStreams.length > ENDED_LOGS) this.forget(this.endedStreams.shift()!);
+  }
+
+  /** Room for `chars` more characters of log for `stream`, dropping older events (ended streams' first); false: do not keep it. */
+  reserve(stream: SessionStream, chars: number): boolean {
+    if (chars > SESSION_LOG_CHARS) return false;
+    while (this.logChars + chars > SESSION_LOG_CHARS) {
+      const victim = this.endedStreams.find((s) => s.log.length) ?? [...this.streams.values()].find((s) => s.log.length);
+      if (!victim) break;
+      this.dropOldest(victim);
+    }
+    if (!this.t.reserveReplay(chars)) return false;
+    this.logChars += chars;
+    return true;
+  }
+
+  /** Drop the oldest kept event of `stream`. */
+  dropOldest(stream: SessionStream): void {
+    const e = stream.log.shift();
+    if (!e) return;
+    this.logChars -= e.text.length;
+    this.t.releaseReplay(e.text.length);
+  }
+
+  /** The stream a Last-Event-ID names (`<stream>-<seq>`): found, unknown (a well-formed id of no kept stream), or malformed. */
+  lookup(lastEventId: string): { stream: SessionStream; after: number } | "unknown" | undefined {
+    const m = /^(\d{1,15})-(\d{1,15})$/.exec(lastEventId);
+    if (!m) return undefined;
+    const stream = this.streams.get(Number(m[1]));
+    return stream ? { stream, after: Number(m[2]) } : "unknown";
+  }
+
+  /** Drop a stream and its log. */
+  forget(stream: SessionStream): void {
+    if (stream === this.standalone) return;
+    while (stream.log.length) this.dropOldest(stream);
+    this.streams.delete(stream.n);
+  }
+
+  terminate(): void {
+    this.connection.close();
+    const s = this.stream;
+    this.stream = undefined;
+    if (s) {
+      this.t.untrack(s);
+      s.end();
+    }
+    for (const stream of this.streams.values()) {
+      const res = stream.res;
+      if (res && !res.writableEnded) {
+        this.t.untrack(res);
+        res.end();
+      }
+      while (stream.log.length) this.dropOldest(stream);
+    }
+    this.streams.clear();
+    this.endedStreams.length = 0;
+  }
+}
