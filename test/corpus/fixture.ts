@@ -51,14 +51,27 @@ export function buildFixture(config: FixtureConfig = {}): McpServer {
     handler: ({ text }) => ({ content: [{ type: "text", text: text as string }] }),
   });
   if (config.toolsOnly) return server;
+  // Tags of slow calls whose signal fired: a case observes cancellation reaching the handler through was_aborted.
+  const aborted = new Set<string>();
   server.tool({
     name: "slow",
     description: "Answers after ms milliseconds, or fails when cancelled",
     inputSchema: { type: "object", properties: { ms: { type: "integer" }, tag: { type: "string" } }, required: ["ms"] },
     handler: async ({ ms, tag }, ctx) => {
-      await sleep(ms as number, ctx.signal);
+      try {
+        await sleep(ms as number, ctx.signal);
+      } catch (err) {
+        aborted.add(String(tag));
+        throw err;
+      }
       return { content: [{ type: "text", text: (tag as string | undefined) ?? "done" }] };
     },
+  });
+  server.tool({
+    name: "was_aborted",
+    description: "Whether the slow call with this tag saw its signal fire",
+    inputSchema: { type: "object", properties: { tag: { type: "string" } }, required: ["tag"] },
+    handler: ({ tag }) => ({ content: [{ type: "text", text: `aborted: ${aborted.has(tag as string) ? "yes" : "no"}` }] }),
   });
   server.tool({
     name: "throws",
