@@ -129,7 +129,8 @@ export function buildFixture(config: FixtureConfig = {}): McpServer {
     description: "Elicits in URL mode (2025-11-25+)",
     inputSchema: obj,
     handler: async (_args, ctx) => {
-      const answer = await ctx.elicit({ mode: "url", message: "Sign in to continue", url: "https://example.com/auth", elicitationId: "e-1" });
+      // elicitationId is required by 2025-11-25's URL mode and absent from the latest revision's type, hence the cast.
+      const answer = await ctx.elicit({ mode: "url", message: "Sign in to continue", url: "https://example.com/auth", elicitationId: "e-1" } as never);
       return { content: [{ type: "text", text: `url answer: ${answer.action}` }] };
     },
   });
