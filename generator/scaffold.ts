@@ -14,7 +14,7 @@ import { createRequire } from "node:module";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import { gzipSync } from "node:zlib";
 import Handlebars from "handlebars";
-import { PROJECT_ROOT } from "./manifest.js";
+import { PROJECT_ROOT, loadManifest } from "./manifest.js";
 
 export const TEMPLATES_DIR = join(PROJECT_ROOT, "templates");
 export const RUNTIME_DIR = join(PROJECT_ROOT, "runtime");
@@ -50,15 +50,18 @@ export function listTemplates(): string[] {
     .sort();
 }
 
-/** Known revisions, oldest first: from the generated rules module (out/rules.json), else the schema manifest. */
+/**
+ * Known revisions, oldest first: from the generated rules module (out/rules.json), else the schema manifest. Both
+ * are in declaration order, the order the rules module is built in; never sorted as strings, since a revision id is
+ * not guaranteed to be date-shaped.
+ */
 export function knownRevisions(): string[] {
   const rules = join(PROJECT_ROOT, "out", "rules.json");
   if (existsSync(rules)) {
     const data = JSON.parse(readFileSync(rules, "utf8")) as { revisions: { id: string }[] };
     return data.revisions.map((r) => r.id);
   }
-  const manifest = JSON.parse(readFileSync(join(PROJECT_ROOT, "schemas", "manifest.json"), "utf8")) as { revisions: { id: string }[] };
-  return manifest.revisions.map((r) => r.id).sort();
+  return loadManifest().revisions.map((r) => r.id);
 }
 
 function validatePackageName(name: string): string[] {
