@@ -344,7 +344,7 @@ export async function renderProject(o: ResolvedOptions): Promise<RenderedProject
       try {
         text = await prettier.format(text, { parser, printWidth: 120, plugins: plugins as unknown as import("prettier").Plugin[] });
       } catch (err) {
-        throw new Error(`template ${relative(TEMPLATES_DIR, src)}: output is not valid ${parser}: ${(err as Error).message.split("\n")[0]}`);
+        throw new Error(`template ${relative(TEMPLATES_DIR, src)}: output is not valid ${parser}: ${(err as Error).message.split("\n")[0]}`, { cause: err });
       }
     }
     files.set(out, Buffer.from(text));

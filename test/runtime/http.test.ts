@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { McpClient, SseClientTransport, StreamableHttpClientTransport, ClientError } from "../../runtime/dist/index.js";
 import * as rules from "../../out/rules.js";
 import { ROOT } from "../helpers.js";
-import { BOTH, MODERN, initializeBody, jsonPost, modernMeta, modernRequest, openSession, raw, sessionHeaders, startFixture, waitFor, type Fixture } from "./http-helpers.js";
+import { MODERN, initializeBody, jsonPost, modernMeta, modernRequest, openSession, raw, sessionHeaders, startFixture, waitFor, type Fixture } from "./http-helpers.js";
 
 const STREAMABLE_LEGACY = rules.LEGACY_REVISIONS.filter((r) => rules.transports(r).includes("streamable-http"));
 const SSE_ONLY = rules.LEGACY_REVISIONS.filter((r) => rules.transports(r).includes("http+sse"));
