@@ -94,9 +94,7 @@ export function resolveOptions(dirArg: string | undefined, opts: ScaffoldOptions
   const known = knownRevisions();
   let revisions = known;
   if (opts.revisions !== undefined) {
-    const asked = (Array.isArray(opts.revisions) ? opts.revisions : opts.revisions.split(","))
-      .map((r) => r.trim())
-      .filter(Boolean);
+    const asked = (Array.isArray(opts.revisions) ? opts.revisions : opts.revisions.split(",")).map((r) => r.trim()).filter(Boolean);
     if (asked.length === 1 && asked[0] === "all") revisions = known;
     else {
       const unknown = asked.filter((r) => !known.includes(r));
@@ -399,7 +397,11 @@ async function ask(dirArg: string | undefined, opts: ScaffoldOptions): Promise<{
   if (!next.template) {
     next.template = await select({
       message: "Template:",
-      choices: listTemplates().map((t) => ({ value: t, name: t, description: t === "everything" ? "the fixture of the official conformance suite: every feature" : t === "basic" ? "echo, a structured tool, a resource, a template and a prompt" : undefined })),
+      choices: listTemplates().map((t) => ({
+        value: t,
+        name: t,
+        description: t === "everything" ? "the fixture of the official conformance suite: every feature" : t === "basic" ? "echo, a structured tool, a resource, a template and a prompt" : undefined,
+      })),
     });
   }
   if (next.description === undefined) next.description = await input({ message: "Description:", default: defaultDescription(next.template ?? "basic") });

@@ -78,7 +78,9 @@ interface Edge {
 }
 
 function edges(): Edge[] {
-  return [...tsFiles(SRC)].flatMap((file) => moduleReferences(file, readFileSync(file, "utf8")).map((r) => ({ from: file, line: r.line, specifier: r.specifier, to: target(file, r.specifier, r.prefixOnly) })));
+  return [...tsFiles(SRC)].flatMap((file) =>
+    moduleReferences(file, readFileSync(file, "utf8")).map((r) => ({ from: file, line: r.line, specifier: r.specifier, to: target(file, r.specifier, r.prefixOnly) })),
+  );
 }
 
 const layerOf = (file: string) => relative(SRC, file).split(sep)[0];

@@ -188,7 +188,10 @@ describe("the scanner (truth table)", () => {
     const host = ts.createCompilerHost(COMPILER_OPTIONS);
     const getSourceFile = host.getSourceFile.bind(host);
     host.getSourceFile = (f, lang, ...rest) => (f === name ? ts.createSourceFile(f, SNIPPET, lang, true) : getSourceFile(f, lang, ...rest));
-    host.fileExists = ((exists) => (f: string) => f === name || exists(f))(host.fileExists.bind(host));
+    host.fileExists = (
+      (exists) => (f: string) =>
+        f === name || exists(f)
+    )(host.fileExists.bind(host));
     const program = ts.createProgram([name], COMPILER_OPTIONS, host);
     return scan(program.getSourceFile(name)!, program.getTypeChecker());
   })();

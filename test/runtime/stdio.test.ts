@@ -222,7 +222,26 @@ describe.each(ALL)("revision %s over stdio", (revision) => {
       names.push(...(page.tools as any[]).map((t) => t.name));
       cursor = page.nextCursor as string | undefined;
     } while (cursor);
-    expect(names).toEqual(["echo", "length", "noisy", "slow", "throws", "add", "bad_output", "progress", "logs", "ask", "ask_url", "ask_nested", "meta", "ask_many", "unserializable", "touch", ...(rules.isModern(revision) ? ["modern_only"] : []), "throws_later"]);
+    expect(names).toEqual([
+      "echo",
+      "length",
+      "noisy",
+      "slow",
+      "throws",
+      "add",
+      "bad_output",
+      "progress",
+      "logs",
+      "ask",
+      "ask_url",
+      "ask_nested",
+      "meta",
+      "ask_many",
+      "unserializable",
+      "touch",
+      ...(rules.isModern(revision) ? ["modern_only"] : []),
+      "throws_later",
+    ]);
     expect((await rejects(client.listTools({ cursor: "not-a-cursor" }))).code).toBe(-32602);
   });
 
@@ -282,10 +301,7 @@ describe("legacy lifecycle (handshake)", () => {
   });
 
   it("a missing or non-string protocolVersion is -32602", async () => {
-    const { got } = await raw(
-      [JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { capabilities: {}, clientInfo: { name: "t", version: "1" } } })],
-      1,
-    );
+    const { got } = await raw([JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { capabilities: {}, clientInfo: { name: "t", version: "1" } } })], 1);
     expect(got[0].error.code).toBe(-32602);
     const b = await raw([JSON.stringify({ jsonrpc: "2.0", id: 2, method: "initialize", params: { protocolVersion: 20250618, capabilities: {}, clientInfo: { name: "t", version: "1" } } })], 1);
     expect(b.got[0].error.code).toBe(-32602);
@@ -545,8 +561,7 @@ describe("modern input requests (MRTR): spec/2026-07-28/basic/patterns/mrtr.mdx"
 });
 
 describe("change notifications", () => {
-  const listen = (id: string, notifications: Record<string, unknown>) =>
-    JSON.stringify({ jsonrpc: "2.0", id, method: "subscriptions/listen", params: { notifications, _meta: modernMeta() } });
+  const listen = (id: string, notifications: Record<string, unknown>) => JSON.stringify({ jsonrpc: "2.0", id, method: "subscriptions/listen", params: { notifications, _meta: modernMeta() } });
   const touch = (id: number, what: string, uri?: string) =>
     JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "touch", arguments: uri ? { what, uri } : { what }, _meta: modernMeta() } });
 
@@ -557,12 +572,21 @@ describe("change notifications", () => {
     t.writeRaw(listen("A", { toolsListChanged: true, resourceSubscriptions: ["test://static"], promptsListChanged: true, bogus: true }) + "\n");
     t.writeRaw(listen("B", { resourcesListChanged: true }) + "\n");
     await waitFor(() => got.length >= 2);
-    for (const [i, what, uri] of [[1, "tools"], [2, "resource", "test://static"], [3, "resource", "test://other"], [4, "resources"]] as const) t.writeRaw(touch(i, what, uri) + "\n");
+    for (const [i, what, uri] of [
+      [1, "tools"],
+      [2, "resource", "test://static"],
+      [3, "resource", "test://other"],
+      [4, "resources"],
+    ] as const)
+      t.writeRaw(touch(i, what, uri) + "\n");
     await waitFor(() => got.filter((m) => typeof m.id === "number").length >= 4);
     await new Promise((r) => setTimeout(r, 100));
     const forA = got.filter((m) => m.params?._meta?.["io.modelcontextprotocol/subscriptionId"] === "A");
     const forB = got.filter((m) => m.params?._meta?.["io.modelcontextprotocol/subscriptionId"] === "B");
-    expect(forA[0]).toMatchObject({ method: "notifications/subscriptions/acknowledged", params: { notifications: { toolsListChanged: true, promptsListChanged: true, resourceSubscriptions: ["test://static"] } } });
+    expect(forA[0]).toMatchObject({
+      method: "notifications/subscriptions/acknowledged",
+      params: { notifications: { toolsListChanged: true, promptsListChanged: true, resourceSubscriptions: ["test://static"] } },
+    });
     expect("bogus" in forA[0].params.notifications).toBe(false);
     expect(forA.slice(1).map((m) => [m.method, m.params.uri])).toEqual([
       ["notifications/tools/list_changed", undefined],
