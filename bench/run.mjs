@@ -398,7 +398,10 @@ async function runHttpSection(section, entries) {
 
 const results = [];
 for (const section of SECTIONS) {
-  if (onlySections && !onlySections.includes(`${section.transport}/${section.mode}`))
+  if (
+    onlySections &&
+    !onlySections.includes(`${section.transport}/${section.mode}`)
+  )
     continue;
   const entries = [];
   for (const server of SERVERS) {

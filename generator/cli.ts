@@ -80,7 +80,9 @@ export function buildProgram(): Command {
   const rules = program.command("rules").description("read the generated revision rules");
   rules
     .command("diff <from> <to>")
-    .description("print what changed between two revisions: requests, input requests, notifications, error codes, capabilities, _meta keys, cacheable and input_required methods, prose rules, definitions and fields")
+    .description(
+      "print what changed between two revisions: requests, input requests, notifications, error codes, capabilities, _meta keys, cacheable and input_required methods, prose rules, definitions and fields",
+    )
     .option("--out <dir>", "generated output directory", join(PROJECT_ROOT, "out"))
     .action(async (from: string, to: string, opts: { out: string }) => {
       const { diffRules, formatDiff } = await import("./diff.js");

@@ -21,11 +21,28 @@ export function diffRules(data: RulesData, from: string, to: string): RuleDiff {
   };
   const keysIn = (map: Record<string, string[]>) => (rev: string) => new Set(Object.keys(map).filter((k) => map[k].includes(rev)));
   const methodsOf = (kind: "request" | "notification" | "inputRequest") => (rev: string) =>
-    new Set(Object.entries(data.methods).filter(([, m]) => m.byRevision[rev]?.kind === kind).map(([name, m]) => `${name} (${m.byRevision[rev].directions.join(", ")})`));
+    new Set(
+      Object.entries(data.methods)
+        .filter(([, m]) => m.byRevision[rev]?.kind === kind)
+        .map(([name, m]) => `${name} (${m.byRevision[rev].directions.join(", ")})`),
+    );
   const codes = (rev: string) => new Set(Object.entries(data.errorCodes).flatMap(([name, list]) => list.filter((c) => c.revisions.includes(rev)).map((c) => `${name} ${c.code}`)));
-  const defs = (rev: string) => new Set(Object.entries(data.definitions).filter(([, d]) => d.revisions.includes(rev)).map(([n]) => n));
+  const defs = (rev: string) =>
+    new Set(
+      Object.entries(data.definitions)
+        .filter(([, d]) => d.revisions.includes(rev))
+        .map(([n]) => n),
+    );
   const fields = (rev: string) =>
-    new Set(Object.entries(data.definitions).flatMap(([n, d]) => (d.revisions.includes(from) && d.revisions.includes(to) ? Object.entries(d.fields).filter(([, rs]) => rs.includes(rev)).map(([f]) => `${n}.${f}`) : [])));
+    new Set(
+      Object.entries(data.definitions).flatMap(([n, d]) =>
+        d.revisions.includes(from) && d.revisions.includes(to)
+          ? Object.entries(d.fields)
+              .filter(([, rs]) => rs.includes(rev))
+              .map(([f]) => `${n}.${f}`)
+          : [],
+      ),
+    );
   const prose = (rev: string) => new Set(Object.entries(data.prose).map(([n, p]) => `${n} = ${JSON.stringify(p.byRevision[rev])}`));
   return {
     from,

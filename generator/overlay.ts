@@ -129,7 +129,11 @@ export const PROSE_RULES: ProseRule[] = [
       "Streamable HTTP SSE streams MAY carry event ids (unique across the session's streams) and be resumed by a GET with Last-Event-ID, replaying only the disconnected stream, from 2025-03-26 until 2025-11-25; 2026-07-28 has no resumable streams (a Last-Event-ID header is ignored).",
     otherwise: false,
     ranges: [{ from: "2025-03-26", until: "2025-11-25", value: true }],
-    cite: ["spec/2025-03-26/basic/transports.mdx#resumability-and-redelivery", "spec/2025-11-25/basic/transports.mdx#resumability-and-redelivery", "spec/2026-07-28/basic/transports/streamable-http.mdx#earlier-streamable-http-revisions"],
+    cite: [
+      "spec/2025-03-26/basic/transports.mdx#resumability-and-redelivery",
+      "spec/2025-11-25/basic/transports.mdx#resumability-and-redelivery",
+      "spec/2026-07-28/basic/transports/streamable-http.mdx#earlier-streamable-http-revisions",
+    ],
   }),
   rule({
     name: "primesSseStreams",
@@ -168,7 +172,7 @@ export const PROSE_RULES: ProseRule[] = [
     name: "httpErrorStatuses",
     type: "string[]",
     summary:
-      "Over Streamable HTTP, JSON-RPC errors that carry a fixed HTTP status, as \"code:status\" pairs: from 2026-07-28 HeaderMismatch (-32020), MissingRequiredClientCapability (-32021) and UnsupportedProtocolVersion (-32022) are 400 Bad Request (schema doc comments and prose); -32601 is unknownMethodHttpStatus. Other errors are 200.",
+      'Over Streamable HTTP, JSON-RPC errors that carry a fixed HTTP status, as "code:status" pairs: from 2026-07-28 HeaderMismatch (-32020), MissingRequiredClientCapability (-32021) and UnsupportedProtocolVersion (-32022) are 400 Bad Request (schema doc comments and prose); -32601 is unknownMethodHttpStatus. Other errors are 200.',
     otherwise: [],
     ranges: [{ from: "2026-07-28", value: ["-32020:400", "-32021:400", "-32022:400"] }],
     cite: [
@@ -181,7 +185,7 @@ export const PROSE_RULES: ProseRule[] = [
     name: "nameHeaderSources",
     type: "string[]",
     summary:
-      "Over Streamable HTTP, the requests whose Mcp-Name header mirrors a params field, as \"method:field\" pairs (2026-07-28: tools/call and prompts/get params.name, resources/read params.uri); the header is required for them.",
+      'Over Streamable HTTP, the requests whose Mcp-Name header mirrors a params field, as "method:field" pairs (2026-07-28: tools/call and prompts/get params.name, resources/read params.uri); the header is required for them.',
     otherwise: [],
     ranges: [{ from: "2026-07-28", value: ["tools/call:name", "prompts/get:name", "resources/read:uri"] }],
     cite: ["spec/2026-07-28/basic/transports/streamable-http.mdx#standard-request-headers"],

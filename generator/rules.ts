@@ -129,7 +129,11 @@ export function emitRulesModule(data: RulesData): string {
   const j = (v: unknown) => JSON.stringify(v);
 
   const methodsByRevision = perRevision((id) =>
-    Object.fromEntries(Object.entries(data.methods).filter(([, m]) => m.byRevision[id]).map(([name, m]) => [name, { kind: m.byRevision[id].kind, directions: m.byRevision[id].directions }])),
+    Object.fromEntries(
+      Object.entries(data.methods)
+        .filter(([, m]) => m.byRevision[id])
+        .map(([name, m]) => [name, { kind: m.byRevision[id].kind, directions: m.byRevision[id].directions }]),
+    ),
   );
   const codesByRevision = perRevision((id) => Object.fromEntries(Object.entries(data.errorCodes).flatMap(([name, list]) => list.filter((c) => c.revisions.includes(id)).map((c) => [name, c.code]))));
   const setsOf = (map: Record<string, string[]>) => perRevision((id) => Object.keys(map).filter((k) => map[k].includes(id)));
@@ -238,7 +242,9 @@ export function requestTypesIncludeEnvelope(revision: Revision): boolean {
 }
 
 const FIELDS: Readonly<Record<string, Readonly<Record<string, number>>>> = ${j(
-    Object.fromEntries(Object.entries(data.definitions).map(([d, v]) => [d, Object.fromEntries(Object.entries(v.fields).map(([f, revs]) => [f, revs.reduce((mask, r) => mask | (1 << ids.indexOf(r)), 0)]))])),
+    Object.fromEntries(
+      Object.entries(data.definitions).map(([d, v]) => [d, Object.fromEntries(Object.entries(v.fields).map(([f, revs]) => [f, revs.reduce((mask, r) => mask | (1 << ids.indexOf(r)), 0)]))]),
+    ),
   )};
 /** Whether schema definition \`definition\` (e.g. "CallToolResult") has property \`field\` in \`revision\`: a peer is sent only fields its revision defines. */
 export function hasField(revision: Revision, definition: string, field: string): boolean {

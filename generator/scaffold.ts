@@ -14,7 +14,7 @@ import { createRequire } from "node:module";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import { gzipSync } from "node:zlib";
 import Handlebars from "handlebars";
-import { PROJECT_ROOT } from "./manifest.js";
+import { PROJECT_ROOT, loadManifest } from "./manifest.js";
 
 export const TEMPLATES_DIR = join(PROJECT_ROOT, "templates");
 export const RUNTIME_DIR = join(PROJECT_ROOT, "runtime");
@@ -50,15 +50,18 @@ export function listTemplates(): string[] {
     .sort();
 }
 
-/** Known revisions, oldest first: from the generated rules module (out/rules.json), else the schema manifest. */
+/**
+ * Known revisions, oldest first: from the generated rules module (out/rules.json), else the schema manifest. Both
+ * are in declaration order, the order the rules module is built in; never sorted as strings, since a revision id is
+ * not guaranteed to be date-shaped.
+ */
 export function knownRevisions(): string[] {
   const rules = join(PROJECT_ROOT, "out", "rules.json");
   if (existsSync(rules)) {
     const data = JSON.parse(readFileSync(rules, "utf8")) as { revisions: { id: string }[] };
     return data.revisions.map((r) => r.id);
   }
-  const manifest = JSON.parse(readFileSync(join(PROJECT_ROOT, "schemas", "manifest.json"), "utf8")) as { revisions: { id: string }[] };
-  return manifest.revisions.map((r) => r.id).sort();
+  return loadManifest().revisions.map((r) => r.id);
 }
 
 function validatePackageName(name: string): string[] {
@@ -91,9 +94,7 @@ export function resolveOptions(dirArg: string | undefined, opts: ScaffoldOptions
   const known = knownRevisions();
   let revisions = known;
   if (opts.revisions !== undefined) {
-    const asked = (Array.isArray(opts.revisions) ? opts.revisions : opts.revisions.split(","))
-      .map((r) => r.trim())
-      .filter(Boolean);
+    const asked = (Array.isArray(opts.revisions) ? opts.revisions : opts.revisions.split(",")).map((r) => r.trim()).filter(Boolean);
     if (asked.length === 1 && asked[0] === "all") revisions = known;
     else {
       const unknown = asked.filter((r) => !known.includes(r));
@@ -341,7 +342,7 @@ export async function renderProject(o: ResolvedOptions): Promise<RenderedProject
       try {
         text = await prettier.format(text, { parser, printWidth: 120, plugins: plugins as unknown as import("prettier").Plugin[] });
       } catch (err) {
-        throw new Error(`template ${relative(TEMPLATES_DIR, src)}: output is not valid ${parser}: ${(err as Error).message.split("\n")[0]}`);
+        throw new Error(`template ${relative(TEMPLATES_DIR, src)}: output is not valid ${parser}: ${(err as Error).message.split("\n")[0]}`, { cause: err });
       }
     }
     files.set(out, Buffer.from(text));
@@ -396,7 +397,11 @@ async function ask(dirArg: string | undefined, opts: ScaffoldOptions): Promise<{
   if (!next.template) {
     next.template = await select({
       message: "Template:",
-      choices: listTemplates().map((t) => ({ value: t, name: t, description: t === "everything" ? "the fixture of the official conformance suite: every feature" : t === "basic" ? "echo, a structured tool, a resource, a template and a prompt" : undefined })),
+      choices: listTemplates().map((t) => ({
+        value: t,
+        name: t,
+        description: t === "everything" ? "the fixture of the official conformance suite: every feature" : t === "basic" ? "echo, a structured tool, a resource, a template and a prompt" : undefined,
+      })),
     });
   }
   if (next.description === undefined) next.description = await input({ message: "Description:", default: defaultDescription(next.template ?? "basic") });

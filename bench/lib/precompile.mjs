@@ -6,15 +6,26 @@ import { fileURLToPath } from "node:url";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import standaloneCode from "ajv/dist/standalone/index.js";
 
-export const ECHO_INPUT_SCHEMA = { type: "object", properties: { text: { type: "string" } }, required: ["text"] };
+export const ECHO_INPUT_SCHEMA = {
+  type: "object",
+  properties: { text: { type: "string" } },
+  required: ["text"],
+};
 const here = dirname(fileURLToPath(import.meta.url));
 export const ECHO_VALIDATOR = join(here, "..", ".generated", "echo-input.mjs");
 
 export function precompileEcho() {
-  const ajv = new Ajv2020({ strict: false, code: { source: true, esm: true, lines: false, optimize: true } });
+  const ajv = new Ajv2020({
+    strict: false,
+    code: { source: true, esm: true, lines: false, optimize: true },
+  });
   const code = standaloneCode.default(ajv, ajv.compile(ECHO_INPUT_SCHEMA));
   mkdirSync(dirname(ECHO_VALIDATOR), { recursive: true });
-  writeFileSync(ECHO_VALIDATOR, 'import { createRequire } from "node:module";\nconst require = createRequire(import.meta.url);\n' + code.replace(/^"use strict";/, ""));
+  writeFileSync(
+    ECHO_VALIDATOR,
+    'import { createRequire } from "node:module";\nconst require = createRequire(import.meta.url);\n' +
+      code.replace(/^"use strict";/, ""),
+  );
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) precompileEcho();

@@ -8,7 +8,9 @@ function killAll() {
   for (const child of live) {
     try {
       process.kill(child.pid, "SIGKILL");
-    } catch {}
+    } catch {
+      // already exited
+    }
   }
 }
 process.on("exit", killAll);

@@ -8,10 +8,18 @@ const server = createServer({ name: "bench", version: "1.0.0" });
 server.tool({
   name: "echo",
   description: "Echo",
-  inputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
+  inputSchema: {
+    type: "object",
+    properties: { text: { type: "string" } },
+    required: ["text"],
+  },
   validateInput: fromAjv(validateEcho),
   handler: async ({ text }) => ({ content: [{ type: "text", text }] }),
 });
 const transport = process.argv.includes("--http") ? "http" : "stdio";
-if (transport === "http") await server.serveHttp({ host: "127.0.0.1", port: Number(process.env.PORT ?? 0) }); // prints "listening http://127.0.0.1:PORT/mcp" to stderr
+if (transport === "http")
+  await server.serveHttp({
+    host: "127.0.0.1",
+    port: Number(process.env.PORT ?? 0),
+  }); // prints "listening http://127.0.0.1:PORT/mcp" to stderr
 else await server.serveStdio();

@@ -13,7 +13,12 @@ const validators = (await import(join(OUT, "2026-07-28", "validators.js"))) as R
 
 const cases = readdirSync(examplesDir)
   .sort()
-  .flatMap((type) => readdirSync(join(examplesDir, type)).filter((f) => f.endsWith(".json")).sort().map((file) => ({ type, file })));
+  .flatMap((type) =>
+    readdirSync(join(examplesDir, type))
+      .filter((f) => f.endsWith(".json"))
+      .sort()
+      .map((file) => ({ type, file })),
+  );
 
 /** Mutations of an example, each of which the schema must reject: a required property removed, or a property given a value of another JSON type. */
 function mutations(type: string, example: unknown): unknown[] {

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { McpClient, SseClientTransport, StreamableHttpClientTransport, ClientError } from "../../runtime/dist/index.js";
 import * as rules from "../../out/rules.js";
 import { ROOT } from "../helpers.js";
-import { BOTH, MODERN, initializeBody, jsonPost, modernMeta, modernRequest, openSession, raw, sessionHeaders, startFixture, waitFor, type Fixture } from "./http-helpers.js";
+import { MODERN, initializeBody, jsonPost, modernMeta, modernRequest, openSession, raw, sessionHeaders, startFixture, waitFor, type Fixture } from "./http-helpers.js";
 
 const STREAMABLE_LEGACY = rules.LEGACY_REVISIONS.filter((r) => rules.transports(r).includes("streamable-http"));
 const SSE_ONLY = rules.LEGACY_REVISIONS.filter((r) => rules.transports(r).includes("http+sse"));
@@ -218,7 +218,11 @@ describe.each(STREAMABLE_LEGACY)("legacy Streamable HTTP, revision %s", (revisio
   it("a message the server cannot accept (invalid notification, rejected batch) is 400 with an id-less JSON-RPC error", async () => {
     const sid = await openSession(fx.url, revision);
     const h = sessionHeaders(sid, revision);
-    for (const body of [{ jsonrpc: "2.0", method: "notifications/foo", params: [] }, { jsonrpc: "1.0", method: "notifications/x" }, rules.supportsBatches(revision as rules.Revision) ? [] : [{ jsonrpc: "2.0", id: 3, method: "ping" }]]) {
+    for (const body of [
+      { jsonrpc: "2.0", method: "notifications/foo", params: [] },
+      { jsonrpc: "1.0", method: "notifications/x" },
+      rules.supportsBatches(revision as rules.Revision) ? [] : [{ jsonrpc: "2.0", id: 3, method: "ping" }],
+    ]) {
       const r = await raw(fx.url, { headers: jsonPost(h), body });
       expect([r.status, r.json?.error?.code, r.json?.id ?? null], JSON.stringify(body)).toEqual([400, -32600, null]);
     }
@@ -342,12 +346,9 @@ describe.each(STREAMABLE_LEGACY)("legacy Streamable HTTP, revision %s", (revisio
     const h = sessionHeaders(sid, revision);
     const ids = Array.from({ length: 20 }, (_, i) => 100 + i);
     const posts = await Promise.all(ids.map((id) => raw(fx.url, { headers: jsonPost(h), body: toolCall(id, "test_reconnection"), timeoutMs: 5000 })));
-    const resumed = await Promise.all(
-      posts.map((p) => raw(fx.url, { method: "GET", headers: { accept: "text/event-stream", "last-event-id": p.events.at(-1)!.id!, ...h }, timeoutMs: 5000 })),
-    );
+    const resumed = await Promise.all(posts.map((p) => raw(fx.url, { method: "GET", headers: { accept: "text/event-stream", "last-event-id": p.events.at(-1)!.id!, ...h }, timeoutMs: 5000 })));
     expect(resumed.map((r) => r.messages.map((m) => m.id))).toEqual(ids.map((id) => [id]));
   });
-
 
   it("a server→client request travels on the POST's SSE stream; the client's answer is a 202 POST", async () => {
     const sid = await openSession(fx.url, revision, "asker", { elicitation: {} });
@@ -357,7 +358,10 @@ describe.each(STREAMABLE_LEGACY)("legacy Streamable HTTP, revision %s", (revisio
       headers: jsonPost(h),
       body: toolCall(11, "ask"),
       until: (events) => {
-        const asked = events.filter((e) => e.data).map((e) => JSON.parse(e.data)).find((m) => m.method === "elicitation/create");
+        const asked = events
+          .filter((e) => e.data)
+          .map((e) => JSON.parse(e.data))
+          .find((m) => m.method === "elicitation/create");
         if (asked && !answered) {
           answered = raw(fx.url, { headers: jsonPost(h), body: { jsonrpc: "2.0", id: asked.id, result: { action: "accept", content: { name: "Ada" } } } });
         }
@@ -423,7 +427,10 @@ describe.each(STREAMABLE_LEGACY)("legacy Streamable HTTP, revision %s", (revisio
 
   it(`JSON-RPC batches ${rules.supportsBatches(revision) ? "are answered with an array" : "are refused with -32600"}`, async () => {
     const sid = await openSession(fx.url, revision);
-    const r = await raw(fx.url, { headers: jsonPost(sessionHeaders(sid, revision)), body: [toolCall(13, "echo", { text: "a" }), { jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: 1, progress: 1 } }, toolCall(14, "echo", { text: "b" })] });
+    const r = await raw(fx.url, {
+      headers: jsonPost(sessionHeaders(sid, revision)),
+      body: [toolCall(13, "echo", { text: "a" }), { jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: 1, progress: 1 } }, toolCall(14, "echo", { text: "b" })],
+    });
     if (rules.supportsBatches(revision)) {
       expect(r.status).toBe(200);
       const arr = r.messages.length === 1 && Array.isArray(r.messages[0]) ? r.messages[0] : r.messages;
@@ -574,7 +581,12 @@ describe(`modern Streamable HTTP, revision ${MODERN}`, () => {
   });
 
   it("an envelope whose id cannot be read is 400 with an id-less -32600 (whatever check rejects it)", async () => {
-    for (const [what, change] of [["id null", { id: null }], ["id true", { id: true }], ["id 1.5", { id: 1.5 }], ["jsonrpc 1.0", { jsonrpc: "1.0", id: true }]] as const) {
+    for (const [what, change] of [
+      ["id null", { id: null }],
+      ["id true", { id: true }],
+      ["id 1.5", { id: 1.5 }],
+      ["jsonrpc 1.0", { jsonrpc: "1.0", id: true }],
+    ] as const) {
       const call = modernRequest(0, "server/discover");
       const r = await post({ ...call.body, ...change }, call.headers);
       expect([r.status, r.json?.error?.code, r.json?.id ?? null], what).toEqual([400, -32600, null]);
@@ -638,7 +650,10 @@ describe(`modern Streamable HTTP, revision ${MODERN}`, () => {
     expect(r.status).toBe(200);
     expect(r.headers["content-type"]).toBe("text/event-stream");
     expect(r.headers["mcp-session-id"]).toBeUndefined();
-    expect(r.messages[0]).toMatchObject({ method: "notifications/subscriptions/acknowledged", params: { notifications: { toolsListChanged: true }, _meta: { "io.modelcontextprotocol/subscriptionId": 39 } } });
+    expect(r.messages[0]).toMatchObject({
+      method: "notifications/subscriptions/acknowledged",
+      params: { notifications: { toolsListChanged: true }, _meta: { "io.modelcontextprotocol/subscriptionId": 39 } },
+    });
     expect(r.messages.at(-1)).toMatchObject({ method: "notifications/tools/list_changed", params: { _meta: { "io.modelcontextprotocol/subscriptionId": 39 } } });
     expect(r.text).toMatch(/^:\n\n/m);
     expect(((await touched) as { status: number }).status).toBe(200);
@@ -728,8 +743,7 @@ describe("replay buffer bound (replayBufferBytes)", () => {
     const revision = "2025-11-25";
     const sid = await openSession(fx.url, revision);
     const h = sessionHeaders(sid, revision);
-    const dropAfterPart1 = (id: string) =>
-      raw(fx.url, { headers: jsonPost(h), body: toolCall(id, "two_parts", { ms: 300 }), until: (events) => events.some((e) => e.data.includes("part 1")) });
+    const dropAfterPart1 = (id: string) => raw(fx.url, { headers: jsonPost(h), body: toolCall(id, "two_parts", { ms: 300 }), until: (events) => events.some((e) => e.data.includes("part 1")) });
     const resume = (lastId: string) => raw(fx.url, { method: "GET", headers: { accept: "text/event-stream", "last-event-id": lastId, ...h }, timeoutMs: 5000 });
     // A: its 2.5 M-character response is kept once it ends. B: its own 2.5 M-character response needs the room, and A's
     // (ended) events are the ones that go. (The shared fixture has the default 64 MiB global bound.)

@@ -29,7 +29,10 @@ describe("create-mcp-server --help", () => {
     // pretest has built out/ and runtime/dist; --ignore-scripts skips prepack's rebuild of the same.
     const pack = await npm(dir, ["pack", "--ignore-scripts", "--pack-destination", dir, ROOT]);
     expect(pack.status, pack.stderr).toBe(0);
-    const tarball = join(dir, readdirSync(dir).find((f) => f.endsWith(".tgz"))!);
+    const tarball = join(
+      dir,
+      readdirSync(dir).find((f) => f.endsWith(".tgz"))!,
+    );
     const r = await npm(dir, ["exec", "--yes", `--package=${tarball}`, "--", "create-mcp-server", "packed-server", "--yes", "--no-install"]);
     expect(r.status, r.stderr).toBe(0);
     for (const f of ["package.json", "mcp.json", "src/main.ts", "test/revisions.json"]) expect(existsSync(join(dir, "packed-server", f)), f).toBe(true);
@@ -102,7 +105,19 @@ describe("scaffolding without install", () => {
     console.log(`scaffold (everything, no install): ${inProcess} ms inside the command, ${r.ms.toFixed(0)} ms wall including Node and tsx start-up`);
     expect(inProcess).toBeLessThan(2000);
     expect(r.ms).toBeLessThan(2000 + 3000); // process start-up on a loaded machine is not the scaffolder's
-    for (const f of ["package.json", "tsconfig.json", "README.md", ".gitignore", "mcp.json", "scripts/generate.mjs", "src/main.ts", "src/server.ts", "test/protocol.test.ts", "test/fixture.test.ts", "test/revisions.json"]) {
+    for (const f of [
+      "package.json",
+      "tsconfig.json",
+      "README.md",
+      ".gitignore",
+      "mcp.json",
+      "scripts/generate.mjs",
+      "src/main.ts",
+      "src/server.ts",
+      "test/protocol.test.ts",
+      "test/fixture.test.ts",
+      "test/revisions.json",
+    ]) {
       expect(existsSync(join(dir, f)), f).toBe(true);
     }
     expect(readdirSync(join(dir, "vendor"))).toEqual(["create-mcp-server-runtime-0.1.0.tgz"]);

@@ -56,103 +56,119 @@ export function projectSuite(template: Template, options: { typeSafety?: boolean
     }, 600_000);
 
     for (const t of CHOICES) {
-      it.concurrent(`--transport ${t}: npm run build, then npm test, pass`, async () => {
-        const build = await npm(dir(t), ["run", "build"]);
-        expectOk(build, `npm run build (${template}, ${t})`);
-        const test = await npm(dir(t), ["test"]);
-        expectOk(test, `npm test (${template}, ${t})`);
-        const passed = passedCount(test.stdout);
-        console.log(`${template} --transport ${t}: npm test passed ${passed} tests in ${(test.ms / 1000).toFixed(1)} s (build ${(build.ms / 1000).toFixed(1)} s)`);
-        expect(passed).toBeGreaterThan(t === "both" ? 100 : 40);
-        // Under 60 s on an idle machine (the README's figure); this suite runs projects side by side, so allow for that.
-        expect(test.ms).toBeLessThan(120_000);
-        const main = readFileSync(join(dir(t), "src", "main.ts"), "utf8");
-        expect(main.includes("serveHttp")).toBe(t !== "stdio");
-        expect(main.includes("serveStdio")).toBe(t !== "http");
-      }, 600_000);
+      it.concurrent(
+        `--transport ${t}: npm run build, then npm test, pass`,
+        async () => {
+          const build = await npm(dir(t), ["run", "build"]);
+          expectOk(build, `npm run build (${template}, ${t})`);
+          const test = await npm(dir(t), ["test"]);
+          expectOk(test, `npm test (${template}, ${t})`);
+          const passed = passedCount(test.stdout);
+          console.log(`${template} --transport ${t}: npm test passed ${passed} tests in ${(test.ms / 1000).toFixed(1)} s (build ${(build.ms / 1000).toFixed(1)} s)`);
+          expect(passed).toBeGreaterThan(t === "both" ? 100 : 40);
+          // Under 60 s on an idle machine (the README's figure); this suite runs projects side by side, so allow for that.
+          expect(test.ms).toBeLessThan(120_000);
+          const main = readFileSync(join(dir(t), "src", "main.ts"), "utf8");
+          expect(main.includes("serveHttp")).toBe(t !== "stdio");
+          expect(main.includes("serveStdio")).toBe(t !== "http");
+        },
+        600_000,
+      );
     }
 
-    it.concurrent("npm run generate is idempotent: a second run writes nothing, and generated/ rebuilt from nothing is the same", async () => {
-      const project = dir("generate");
-      expectOk(await npm(project, ["run", "generate"]), "npm run generate");
-      const first = hashTree(join(project, "generated"));
-      const again = await npm(project, ["run", "generate"]);
-      expectOk(again, "npm run generate (again)");
-      expect(again.stdout).toMatch(/, 0 written, 0 removed, sha256 [0-9a-f]{12}/);
-      expect(hashTree(join(project, "generated"))).toBe(first);
-      // Without the up-to-date stamp the generators run again, and still write nothing.
-      rmSync(join(project, "generated", ".inputs"));
-      const rerun = await npm(project, ["run", "generate"]);
-      expectOk(rerun, "npm run generate (without the stamp)");
-      expect(rerun.stdout).toMatch(/\d+ files from mcp\.json \(.*\), 0 written, 0 removed/);
-      expect(hashTree(join(project, "generated"))).toBe(first);
-      // A hand edit in generated/ is noticed and overwritten.
-      writeFileSync(join(project, "generated", "handlers.ts"), "// edited\n");
-      expect((await npm(project, ["run", "generate"])).stdout).toMatch(/, 1 written, 0 removed/);
-      expect(hashTree(join(project, "generated"))).toBe(first);
-      rmSync(join(project, "generated"), { recursive: true });
-      expectOk(await npm(project, ["run", "generate"]), "npm run generate (from nothing)");
-      expect(hashTree(join(project, "generated"))).toBe(first);
-    }, 600_000);
+    it.concurrent(
+      "npm run generate is idempotent: a second run writes nothing, and generated/ rebuilt from nothing is the same",
+      async () => {
+        const project = dir("generate");
+        expectOk(await npm(project, ["run", "generate"]), "npm run generate");
+        const first = hashTree(join(project, "generated"));
+        const again = await npm(project, ["run", "generate"]);
+        expectOk(again, "npm run generate (again)");
+        expect(again.stdout).toMatch(/, 0 written, 0 removed, sha256 [0-9a-f]{12}/);
+        expect(hashTree(join(project, "generated"))).toBe(first);
+        // Without the up-to-date stamp the generators run again, and still write nothing.
+        rmSync(join(project, "generated", ".inputs"));
+        const rerun = await npm(project, ["run", "generate"]);
+        expectOk(rerun, "npm run generate (without the stamp)");
+        expect(rerun.stdout).toMatch(/\d+ files from mcp\.json \(.*\), 0 written, 0 removed/);
+        expect(hashTree(join(project, "generated"))).toBe(first);
+        // A hand edit in generated/ is noticed and overwritten.
+        writeFileSync(join(project, "generated", "handlers.ts"), "// edited\n");
+        expect((await npm(project, ["run", "generate"])).stdout).toMatch(/, 1 written, 0 removed/);
+        expect(hashTree(join(project, "generated"))).toBe(first);
+        rmSync(join(project, "generated"), { recursive: true });
+        expectOk(await npm(project, ["run", "generate"]), "npm run generate (from nothing)");
+        expect(hashTree(join(project, "generated"))).toBe(first);
+      },
+      600_000,
+    );
 
     if (options.typeSafety) {
-      it.concurrent("a handler that no longer matches its regenerated interface, or a declared tool without a handler, fails npm run build", async () => {
-        const project = dir("types");
-        const manifestPath = join(project, "mcp.json");
-        const original = readFileSync(manifestPath, "utf8");
-        const withManifest = async (change: (m: { tools: Record<string, unknown>[] }) => void) => {
-          const m = JSON.parse(original);
-          change(m);
-          writeFileSync(manifestPath, JSON.stringify(m, null, 2));
-          const r = await npm(project, ["run", "build"]);
-          return { status: r.status, output: r.stdout + r.stderr };
-        };
+      it.concurrent(
+        "a handler that no longer matches its regenerated interface, or a declared tool without a handler, fails npm run build",
+        async () => {
+          const project = dir("types");
+          const manifestPath = join(project, "mcp.json");
+          const original = readFileSync(manifestPath, "utf8");
+          const withManifest = async (change: (m: { tools: Record<string, unknown>[] }) => void) => {
+            const m = JSON.parse(original);
+            change(m);
+            writeFileSync(manifestPath, JSON.stringify(m, null, 2));
+            const r = await npm(project, ["run", "build"]);
+            return { status: r.status, output: r.stdout + r.stderr };
+          };
 
-        // 1. echo's inputSchema renames text → message: src/tools/echo.ts still destructures text.
-        const renamed = await withManifest((m) => {
-          m.tools.find((t) => t.name === "echo")!.inputSchema = { type: "object", properties: { message: { type: "string" } }, required: ["message"] };
-        });
-        expect(renamed.status).not.toBe(0);
-        expect(renamed.output).toMatch(/src\/tools\/echo\.ts.*error TS2339: Property 'text' does not exist on type 'EchoArgs'/);
+          // 1. echo's inputSchema renames text → message: src/tools/echo.ts still destructures text.
+          const renamed = await withManifest((m) => {
+            m.tools.find((t) => t.name === "echo")!.inputSchema = { type: "object", properties: { message: { type: "string" } }, required: ["message"] };
+          });
+          expect(renamed.status).not.toBe(0);
+          expect(renamed.output).toMatch(/src\/tools\/echo\.ts.*error TS2339: Property 'text' does not exist on type 'EchoArgs'/);
 
-        // 2. add's outputSchema now requires "total": the handler's structuredContent {sum} no longer fits.
-        const output = await withManifest((m) => {
-          m.tools.find((t) => t.name === "add")!.outputSchema = { type: "object", properties: { total: { type: "number" } }, required: ["total"], additionalProperties: false };
-        });
-        expect(output.status).not.toBe(0);
-        expect(output.output).toMatch(/src\/tools\/add\.ts.*error TS2322/);
+          // 2. add's outputSchema now requires "total": the handler's structuredContent {sum} no longer fits.
+          const output = await withManifest((m) => {
+            m.tools.find((t) => t.name === "add")!.outputSchema = { type: "object", properties: { total: { type: "number" } }, required: ["total"], additionalProperties: false };
+          });
+          expect(output.status).not.toBe(0);
+          expect(output.output).toMatch(/src\/tools\/add\.ts.*error TS2322/);
 
-        // 3. a declared tool without a handler file...
-        const addShout = (m: { tools: Record<string, unknown>[] }) => {
-          m.tools.push({ name: "shout", description: "Upper-cases a text", inputSchema: { type: "object", properties: { text: { type: "string" } } } });
-        };
-        const missing = await withManifest(addShout);
-        expect(missing.status).not.toBe(0);
-        expect(missing.output).toMatch(/error TS2307: Cannot find module '\.\.\/src\/tools\/shout\.js'/);
+          // 3. a declared tool without a handler file...
+          const addShout = (m: { tools: Record<string, unknown>[] }) => {
+            m.tools.push({ name: "shout", description: "Upper-cases a text", inputSchema: { type: "object", properties: { text: { type: "string" } } } });
+          };
+          const missing = await withManifest(addShout);
+          expect(missing.status).not.toBe(0);
+          expect(missing.output).toMatch(/error TS2307: Cannot find module '\.\.\/src\/tools\/shout\.js'/);
 
-        // ... and writing it, typed by the generated interface, makes the build pass again.
-        writeFileSync(
-          join(project, "src", "tools", "shout.ts"),
-          'import type { ShoutTool } from "../../generated/handlers.js";\n\nexport const handler: ShoutTool = ({ text = "" }) => ({ content: [{ type: "text", text: text.toUpperCase() }] });\n',
-        );
-        const fixed = await withManifest(addShout);
-        expect(fixed.status, fixed.output).toBe(0);
-      }, 600_000);
+          // ... and writing it, typed by the generated interface, makes the build pass again.
+          writeFileSync(
+            join(project, "src", "tools", "shout.ts"),
+            'import type { ShoutTool } from "../../generated/handlers.js";\n\nexport const handler: ShoutTool = ({ text = "" }) => ({ content: [{ type: "text", text: text.toUpperCase() }] });\n',
+          );
+          const fixed = await withManifest(addShout);
+          expect(fixed.status, fixed.output).toBe(0);
+        },
+        600_000,
+      );
     }
 
     if (options.mutations) {
       MUTATIONS.forEach(({ rule, pattern, replacement, failing }, i) => {
-        it.concurrent(`the generated tests catch a runtime whose ${rule}`, async () => {
-          // The project's own copy of the installed runtime (runtime/dist as packed into vendor/), with one rule broken.
-          const rulesJs = join(mutant(i), "node_modules", "@create-mcp-server", "runtime", "dist", "out", "rules.js");
-          const source = readFileSync(rulesJs, "utf8");
-          expect(source, "the rule to break is where the mutation expects it").toMatch(pattern);
-          writeFileSync(rulesJs, source.replace(pattern, replacement));
-          const test = await npm(mutant(i), ["test", "--", "test/protocol.test.ts"]);
-          expect(existsSync(join(mutant(i), "dist", "src", "main.js")), "it built: the failure is the tests'").toBe(true);
-          expect(test.status, "npm test must fail against the broken runtime").not.toBe(0);
-          expect(test.stdout).toMatch(failing);
-        }, 600_000);
+        it.concurrent(
+          `the generated tests catch a runtime whose ${rule}`,
+          async () => {
+            // The project's own copy of the installed runtime (runtime/dist as packed into vendor/), with one rule broken.
+            const rulesJs = join(mutant(i), "node_modules", "@create-mcp-server", "runtime", "dist", "out", "rules.js");
+            const source = readFileSync(rulesJs, "utf8");
+            expect(source, "the rule to break is where the mutation expects it").toMatch(pattern);
+            writeFileSync(rulesJs, source.replace(pattern, replacement));
+            const test = await npm(mutant(i), ["test", "--", "test/protocol.test.ts"]);
+            expect(existsSync(join(mutant(i), "dist", "src", "main.js")), "it built: the failure is the tests'").toBe(true);
+            expect(test.status, "npm test must fail against the broken runtime").not.toBe(0);
+            expect(test.stdout).toMatch(failing);
+          },
+          600_000,
+        );
       });
     }
   });
@@ -182,9 +198,13 @@ export function projectSuite(template: Template, options: { typeSafety?: boolean
         });
         const expected = join(ROOT, "test", "scaffold", "conformance", `expected-failures-${requirements}.json`);
         const script = join(ROOT, "test", "conformance", "run-conformance.mjs");
-        const r = await run(process.execPath, [script, "--url", url, "--requirements", requirements, "--out", tempDir(`conformance-${requirements}`), "--expected-failures", expected], { timeoutMs: 240_000 });
+        const r = await run(process.execPath, [script, "--url", url, "--requirements", requirements, "--out", tempDir(`conformance-${requirements}`), "--expected-failures", expected], {
+          timeoutMs: 240_000,
+        });
         const summary = /conformance \S+: (\d+) scenarios passed, (\d+) failed/.exec(r.stdout);
-        console.log(`conformance --requirements ${requirements} against the ${template} template over HTTP: ${summary ? `${summary[1]}/${Number(summary[1]) + Number(summary[2])} scored scenarios passed` : "no summary"}\n${r.stdout}`);
+        console.log(
+          `conformance --requirements ${requirements} against the ${template} template over HTTP: ${summary ? `${summary[1]}/${Number(summary[1]) + Number(summary[2])} scored scenarios passed` : "no summary"}\n${r.stdout}`,
+        );
         expectOk(r, `run-conformance --requirements ${requirements}`);
       } finally {
         server.kill("SIGTERM");

@@ -100,6 +100,7 @@ export function linkNodeModules(from: string, to: string, own: string[] = []): v
 
 /** "Tests  N passed (N)" from vitest's summary. */
 export function passedCount(output: string): number {
+  // eslint-disable-next-line no-control-regex -- ESC starts the ANSI colour codes vitest prints; stripping them is the point.
   const m = /Tests\s+(\d+) passed/.exec(output.replace(/\x1b\[[0-9;]*m/g, ""));
   return m ? Number(m[1]) : 0;
 }

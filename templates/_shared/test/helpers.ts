@@ -120,7 +120,10 @@ export async function connectStdio(revision: Revision): Promise<Connected> {
     await client.connect();
   } catch (err) {
     await transport.close();
-    throw new Error(`connect over stdio at ${revision}: ${(err as Error).message}\nserver stderr: ${transport.stderr}`);
+    throw new Error(
+      `connect over stdio at ${revision}: ${(err as Error).message}\nserver stderr: ${transport.stderr}`,
+      { cause: err },
+    );
   }
   return {
     client,
