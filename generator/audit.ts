@@ -24,10 +24,20 @@ export interface AuditFinding {
   message: string;
 }
 
-type Json = Record<string, unknown> & { $ref?: string; type?: string | string[]; anyOf?: Json[]; oneOf?: Json[]; allOf?: Json[]; enum?: unknown[]; properties?: Record<string, Json>; required?: string[]; items?: Json; additionalProperties?: Json | boolean };
+type Json = Record<string, unknown> & {
+  $ref?: string;
+  type?: string | string[];
+  anyOf?: Json[];
+  oneOf?: Json[];
+  allOf?: Json[];
+  enum?: unknown[];
+  properties?: Record<string, Json>;
+  required?: string[];
+  items?: Json;
+  additionalProperties?: Json | boolean;
+};
 
-const valueKind = (v: unknown): Kind =>
-  v === null ? "null" : Array.isArray(v) ? "array" : typeof v === "number" ? (Number.isInteger(v) ? "integer" : "fraction") : (typeof v as Kind);
+const valueKind = (v: unknown): Kind => (v === null ? "null" : Array.isArray(v) ? "array" : typeof v === "number" ? (Number.isInteger(v) ? "integer" : "fraction") : (typeof v as Kind));
 const escape = (k: string) => k.replace(/~/g, "~0").replace(/\//g, "~1");
 const text = (t: Type) => t.getText(undefined, ts.TypeFormatFlags.NoTruncation | ts.TypeFormatFlags.UseAliasDefinedOutsideCurrentScope);
 
@@ -109,15 +119,24 @@ export function auditSchema(tsText: string, schema: Record<string, unknown>): Au
     if (parts.length > 0 && lits.every((l) => l !== undefined)) {
       const jl = jsonLiterals(r);
       const a = JSON.stringify(lits.map((l) => JSON.stringify(l)).sort());
-      const b = JSON.stringify((jl ?? []).map((l) => JSON.stringify(l)).filter((l) => l !== "null").sort());
+      const b = JSON.stringify(
+        (jl ?? [])
+          .map((l) => JSON.stringify(l))
+          .filter((l) => l !== "null")
+          .sort(),
+      );
       if (a !== b) findings.push({ pointer, problem: "literals", tsType, message: `literal values TS ${a} vs JSON ${b}` });
       return;
     }
     const branches = r.anyOf ?? r.oneOf;
     if (branches && parts.length > 1) {
       const tsNames = parts.filter(isObjectLike).map(nameOf).filter(Boolean).sort();
-      const jsonNames = branches.filter((b) => b.$ref).map(refName).sort();
-      if (tsNames.length && JSON.stringify(tsNames) !== JSON.stringify(jsonNames)) findings.push({ pointer, problem: "members", tsType, message: `union members TS [${tsNames}] vs JSON [${jsonNames}]` });
+      const jsonNames = branches
+        .filter((b) => b.$ref)
+        .map(refName)
+        .sort();
+      if (tsNames.length && JSON.stringify(tsNames) !== JSON.stringify(jsonNames))
+        findings.push({ pointer, problem: "members", tsType, message: `union members TS [${tsNames}] vs JSON [${jsonNames}]` });
       const array = parts.find((u) => u.isArray());
       const jsonArray = branches.findIndex((b) => resolve(b).type === "array");
       if (array && jsonArray >= 0) compare(array.getArrayElementTypeOrThrow(), resolve(branches[jsonArray]).items, `${pointer}/anyOf/${jsonArray}/items`, false);
@@ -161,7 +180,8 @@ export function auditSchema(tsText: string, schema: Record<string, unknown>): Au
       compare(p.getTypeAtLocation(p.getDeclarations()[0] ?? sf), props[name], at, false);
     }
     const names = new Set(tsProps.map((p) => p.getName()));
-    for (const name of Object.keys(props)) if (!names.has(name)) findings.push({ pointer: `${pointer}/properties/${escape(name)}`, problem: "extra-property", message: `JSON property ${name} is not in TS` });
+    for (const name of Object.keys(props))
+      if (!names.has(name)) findings.push({ pointer: `${pointer}/properties/${escape(name)}`, problem: "extra-property", message: `JSON property ${name} is not in TS` });
     const index = t.getStringIndexType();
     if (index) compare(index, additional, `${pointer}/additionalProperties`, false);
   };

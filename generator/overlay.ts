@@ -222,8 +222,7 @@ export interface SchemaErratum {
   why: string;
 }
 
-const ELICIT_ANSWER_WHY =
-  "An elicitation answer to a NumberSchema field of type \"number\" may be fractional (e.g. 0.7); schema.json admits only integers.";
+const ELICIT_ANSWER_WHY = 'An elicitation answer to a NumberSchema field of type "number" may be fractional (e.g. 0.7); schema.json admits only integers.';
 
 export const SCHEMA_ERRATA: SchemaErratum[] = [
   {

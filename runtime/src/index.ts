@@ -6,7 +6,8 @@
  *   await server.serveStdio();
  */
 import { McpServer, type ServerOptions } from "./server/server.js";
-import { serveStdio, type StdioOptions } from "./transport/stdio.js";
+import { protocolCore } from "./protocol/core.js";
+import { serveStdio as serveStdioCore, type StdioOptions } from "./transport/stdio.js";
 import type { HandlerOptions, HttpOptions } from "./transport/http/options.js";
 import type { HttpHandle, NodeHandler } from "./transport/http/node.js";
 import type { FetchHandler } from "./transport/http/fetch.js";
@@ -15,7 +16,12 @@ export * from "./server/server.js";
 export { McpError, type JsonRpcMessage, type JsonRpcRequest, type JsonRpcResponse, type RequestId } from "./wire/jsonrpc.js";
 export { Connection, type Sink, META_PROTOCOL_VERSION, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL } from "./protocol/connection.js";
 export { compileSchema, fromAjv, type SchemaValidator } from "./server/schema.js";
-export { serveStdio, type StdioOptions } from "./transport/stdio.js";
+export type { StdioOptions } from "./transport/stdio.js";
+
+/** Serve `server` on stdin/stdout until EOF (then exit 0). spec/2025-11-25/basic/transports.mdx#stdio */
+export function serveStdio(server: McpServer, options?: StdioOptions): Promise<void> {
+  return serveStdioCore(protocolCore(server), options);
+}
 export type { HandlerOptions, HttpOptions } from "./transport/http/options.js";
 export type { HttpHandle, NodeHandler } from "./transport/http/node.js";
 export type { FetchHandler } from "./transport/http/fetch.js";
@@ -25,7 +31,7 @@ export type { FetchHandler } from "./transport/http/fetch.js";
  * spec/2026-07-28/basic/transports/streamable-http.mdx
  */
 export async function serveHttp(server: McpServer, options?: HttpOptions): Promise<HttpHandle> {
-  return (await import("./transport/http/node.js")).serveHttp(server, options);
+  return (await import("./transport/http/node.js")).serveHttp(protocolCore(server), options);
 }
 export * as rules from "./rules.js";
 
@@ -65,10 +71,10 @@ function lazyHandler<H extends ((...args: never[]) => unknown) & { close(): void
   return Object.assign(handler, { close: () => void load.then((h) => h.close()) }) as unknown as H;
 }
 McpServer.prototype.nodeHandler = function (this: McpServer, options?: HandlerOptions) {
-  return lazyHandler(import("./transport/http/node.js").then((m) => m.nodeHandler(this, options)));
+  return lazyHandler(import("./transport/http/node.js").then((m) => m.nodeHandler(protocolCore(this), options)));
 };
 McpServer.prototype.fetchHandler = function (this: McpServer, options?: HandlerOptions) {
-  return lazyHandler(import("./transport/http/fetch.js").then((m) => m.fetchHandler(this, options)));
+  return lazyHandler(import("./transport/http/fetch.js").then((m) => m.fetchHandler(protocolCore(this), options)));
 };
 
 export function createServer(options: ServerOptions): McpServer {

@@ -56,12 +56,7 @@ export const allValidatorsFor = lazyLoader<RevisionValidators>("validators.js");
 type ValidationError = NonNullable<Validator["errors"]>[number];
 
 function errorLine(e: ValidationError): string {
-  const extra =
-    e.keyword === "additionalProperties"
-      ? ` (${String(e.params.additionalProperty)})`
-      : e.keyword === "const"
-        ? ` ${JSON.stringify(e.params.allowedValue)}`
-        : "";
+  const extra = e.keyword === "additionalProperties" ? ` (${String(e.params.additionalProperty)})` : e.keyword === "const" ? ` ${JSON.stringify(e.params.allowedValue)}` : "";
   return `${e.instancePath || "/"} ${e.message ?? e.keyword}${extra}`;
 }
 

@@ -221,7 +221,7 @@ async function runCase(file: string): Promise<void> {
         const next = c.sections[i + 1];
         if (next?.kind === "server") {
           const want = seen + next.lines.filter(isMessageLine).length;
-          for (const end = Date.now() + WAIT_MS; d.out.length < want && Date.now() < end; ) await tick(1);
+          for (const end = Date.now() + WAIT_MS; d.out.length < want && Date.now() < end;) await tick(1);
         }
         if (s === c.sections.filter((x) => x.kind === "client").at(-1)) await bounded(d.idle(), "every request answered").catch((e) => failures.push(String(e)));
         await tick(5);
@@ -230,7 +230,7 @@ async function runCase(file: string): Promise<void> {
           try {
             return JSON.parse(l) as unknown;
           } catch (err) {
-            throw new Error(`${file}: server line ${n + 1} of section ${serverSections.indexOf(s) + 1} is not JSON: ${(err as Error).message}`);
+            throw new Error(`${file}: server line ${n + 1} of section ${serverSections.indexOf(s) + 1} is not JSON: ${(err as Error).message}`, { cause: err });
           }
         });
         // Everything that arrived since the previous section belongs to this one (the next client lines are not sent yet).
@@ -239,10 +239,17 @@ async function runCase(file: string): Promise<void> {
         actualBySection.set(s, actual);
         expectedBySection.set(s, expected);
         const ok = actual.length === expected.length && expected.every((e, n) => matches(e, actual[n], captures));
-        if (!ok) failures.push(`server section ${serverSections.indexOf(s) + 1}:\nexpected\n${expected.map((e) => JSON.stringify(e)).join("\n")}\nactual\n${actual.map((a) => JSON.stringify(a)).join("\n")}`);
+        if (!ok)
+          failures.push(`server section ${serverSections.indexOf(s) + 1}:\nexpected\n${expected.map((e) => JSON.stringify(e)).join("\n")}\nactual\n${actual.map((a) => JSON.stringify(a)).join("\n")}`);
       }
     }
-    if (d.out.length > seen) failures.push(`unexpected messages after the last server section:\n${d.out.slice(seen).map((m) => JSON.stringify(m)).join("\n")}`);
+    if (d.out.length > seen)
+      failures.push(
+        `unexpected messages after the last server section:\n${d.out
+          .slice(seen)
+          .map((m) => JSON.stringify(m))
+          .join("\n")}`,
+      );
   } finally {
     d.eof();
     d.close();
@@ -266,7 +273,9 @@ const revisions = readdirSync(DIR, { withFileTypes: true })
 
 for (const revision of revisions) {
   describe(revision, () => {
-    for (const name of readdirSync(join(DIR, revision)).filter((f) => f.endsWith(".txt")).sort()) {
+    for (const name of readdirSync(join(DIR, revision))
+      .filter((f) => f.endsWith(".txt"))
+      .sort()) {
       const id = `${revision}/${name}`;
       (known.has(id) && !UPDATE ? it.fails : it)(id, () => runCase(join(DIR, revision, name)));
     }

@@ -131,8 +131,17 @@ describe("every erratum cites a real declaration and spec section", () => {
     expect(spec, e.why).not.toBeNull();
     const file = join(requireDir(SPEC, "spec pages"), spec![1]);
     expect(existsSync(file), file).toBe(true);
-    const slug = (h: string) => h.toLowerCase().replace(/[`*]/g, "").replace(/[^a-z0-9 _-]/g, "").trim().replace(/\s+/g, "-");
-    const headings = readFileSync(file, "utf8").split("\n").filter((l) => /^#{1,6} /.test(l)).map((l) => slug(l.replace(/^#+ /, "")));
+    const slug = (h: string) =>
+      h
+        .toLowerCase()
+        .replace(/[`*]/g, "")
+        .replace(/[^a-z0-9 _-]/g, "")
+        .trim()
+        .replace(/\s+/g, "-");
+    const headings = readFileSync(file, "utf8")
+      .split("\n")
+      .filter((l) => /^#{1,6} /.test(l))
+      .map((l) => slug(l.replace(/^#+ /, "")));
     expect(headings).toContain(spec![2]);
   });
 
@@ -165,7 +174,11 @@ describe("audit of every definition of every revision: schema.json against schem
     const after = auditSchema(ts, applyErrata(rev, json, "schema.json")).filter((f) => !intended(f));
     expect(after.map((f) => `${f.pointer}: ${f.message}`)).toEqual([]);
     // Every defect found before is under the pointer of one of this revision's errata (or inherits one through a $ref).
-    for (const e of errataFor(rev)) expect(before.some((f) => e.pointer.startsWith(`${f.pointer}/`)), `${e.pointer} fixes nothing the audit found`).toBe(true);
+    for (const e of errataFor(rev))
+      expect(
+        before.some((f) => e.pointer.startsWith(`${f.pointer}/`)),
+        `${e.pointer} fixes nothing the audit found`,
+      ).toBe(true);
     expect(before.length > 0).toBe(errataFor(rev).length > 0);
   });
 
@@ -189,7 +202,10 @@ describe("audit of every definition of every revision: schema.json against schem
 });
 
 function tokens(pointer: string): string[] {
-  return pointer.slice(1).split("/").map((t) => t.replace(/~1/g, "/").replace(/~0/g, "~"));
+  return pointer
+    .slice(1)
+    .split("/")
+    .map((t) => t.replace(/~1/g, "/").replace(/~0/g, "~"));
 }
 function valueAt(doc: unknown, pointer: string): unknown {
   return tokens(pointer).reduce<unknown>((n, t) => (n as Record<string, unknown>)[t], doc);

@@ -62,19 +62,49 @@ const HTTP: Row[] = [
   ["a response from a modern client: 400", { kind: "response" }, http(MODERN_HEADERS), "reject -32600 400"],
   // The modern rungs, in order.
   ["rung 1: MCP-Protocol-Version missing: -32020", req("tools/list", meta("2026-07-28")), http({ "mcp-method": "tools/list" }), "reject -32020 400"],
-  ["rung 1 before rung 2: header missing and _meta missing: -32020", req("tools/list", { _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28" } }), http({ "mcp-method": "tools/list" }), "reject -32020 400"],
+  [
+    "rung 1 before rung 2: header missing and _meta missing: -32020",
+    req("tools/list", { _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28" } }),
+    http({ "mcp-method": "tools/list" }),
+    "reject -32020 400",
+  ],
   ["modern headers without _meta: -32602", req("tools/list"), http(MODERN_HEADERS), "reject -32602 400"],
   ["rung 2 before rung 3: _meta missing and Mcp-Method wrong: -32602", req("tools/call", { name: "x" }), http(MODERN_HEADERS), "reject -32602 400"],
   ["rung 3: version header ≠ body: -32020", req("tools/list", meta("2026-07-28")), http({ "mcp-protocol-version": "2025-11-25", "mcp-method": "tools/list" }), "reject -32020 400"],
   ["rung 3: Mcp-Method missing: -32020", req("tools/list", meta("2026-07-28")), http({ "mcp-protocol-version": "2026-07-28" }), "reject -32020 400"],
   ["rung 3: Mcp-Method ≠ body: -32020", req("tools/list", meta("2026-07-28")), http({ "mcp-protocol-version": "2026-07-28", "mcp-method": "prompts/list" }), "reject -32020 400"],
-  ["rung 3: Mcp-Name missing for tools/call: -32020", req("tools/call", { name: "echo", ...meta("2026-07-28") }), http({ "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call" }), "reject -32020 400"],
-  ["rung 3: Mcp-Name ≠ body: -32020", req("tools/call", { name: "echo", ...meta("2026-07-28") }), http({ "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "other" }), "reject -32020 400"],
-  ["rung 3: Mcp-Name base64-encoded and equal", req("tools/call", { name: "echo", ...meta("2026-07-28") }), http({ "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "=?base64?ZWNobw==?=" }), "modern 2026-07-28"],
-  ["rung 3 before rung 4: unsupported version with mismatched headers: -32020", req("tools/list", meta("1900-01-01")), http({ "mcp-protocol-version": "1900-01-02", "mcp-method": "tools/list" }), "reject -32020 400"],
+  [
+    "rung 3: Mcp-Name missing for tools/call: -32020",
+    req("tools/call", { name: "echo", ...meta("2026-07-28") }),
+    http({ "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call" }),
+    "reject -32020 400",
+  ],
+  [
+    "rung 3: Mcp-Name ≠ body: -32020",
+    req("tools/call", { name: "echo", ...meta("2026-07-28") }),
+    http({ "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "other" }),
+    "reject -32020 400",
+  ],
+  [
+    "rung 3: Mcp-Name base64-encoded and equal",
+    req("tools/call", { name: "echo", ...meta("2026-07-28") }),
+    http({ "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "=?base64?ZWNobw==?=" }),
+    "modern 2026-07-28",
+  ],
+  [
+    "rung 3 before rung 4: unsupported version with mismatched headers: -32020",
+    req("tools/list", meta("1900-01-01")),
+    http({ "mcp-protocol-version": "1900-01-02", "mcp-method": "tools/list" }),
+    "reject -32020 400",
+  ],
   ["rung 4: unsupported version: -32022", req("tools/list", meta("1900-01-01")), http({ "mcp-protocol-version": "1900-01-01", "mcp-method": "tools/list" }), "reject -32022 400"],
   ["all rungs passed: modern", req("tools/list", meta("2026-07-28")), http(MODERN_HEADERS), "modern 2026-07-28"],
-  ["legacy-only: a modern claim without a session is 400 (not a recognized modern error)", req("tools/list", meta("2026-07-28")), { ...http(MODERN_HEADERS), served: LEGACY_ONLY }, "reject -32600 400"],
+  [
+    "legacy-only: a modern claim without a session is 400 (not a recognized modern error)",
+    req("tools/list", meta("2026-07-28")),
+    { ...http(MODERN_HEADERS), served: LEGACY_ONLY },
+    "reject -32600 400",
+  ],
 ];
 
 describe("classify: stdio", () => {

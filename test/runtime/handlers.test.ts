@@ -54,7 +54,9 @@ async function read(res: Response): Promise<{ status: number; headers: Headers; 
 describe("fetchHandler (web-standard Request → Response)", () => {
   let handler: FetchHandler;
   const call = (init: { method?: string; headers?: Record<string, string>; body?: unknown }, url = "http://127.0.0.1:8787/anything") =>
-    handler(new Request(url, { method: init.method ?? "POST", headers: init.headers, body: init.body === undefined ? undefined : typeof init.body === "string" ? init.body : JSON.stringify(init.body) })).then(read);
+    handler(
+      new Request(url, { method: init.method ?? "POST", headers: init.headers, body: init.body === undefined ? undefined : typeof init.body === "string" ? init.body : JSON.stringify(init.body) }),
+    ).then(read);
 
   beforeAll(() => {
     handler = fixture().fetchHandler();
@@ -76,7 +78,10 @@ describe("fetchHandler (web-standard Request → Response)", () => {
   });
 
   it("serves a legacy session: initialize → tools/call → DELETE, then 404", async () => {
-    const init = await call({ headers: legacyHeaders(), body: { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: LEGACY, capabilities: {}, clientInfo: { name: "t", version: "1" } } } });
+    const init = await call({
+      headers: legacyHeaders(),
+      body: { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: LEGACY, capabilities: {}, clientInfo: { name: "t", version: "1" } } },
+    });
     const sid = init.headers.get("mcp-session-id")!;
     expect(init.status).toBe(200);
     expect(sid).toMatch(/^[\x21-\x7e]{32}$/);
@@ -125,7 +130,10 @@ describe("nodeHandler mounted at /api/mcp in a node:http server", () => {
 
   it("answers both eras at the mounted path and leaves other paths to the app", async () => {
     expect((await call(modern(1, "server/discover"))).messages[0].result.resultType).toBe("complete");
-    const init = await call({ headers: legacyHeaders(), body: { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: LEGACY, capabilities: {}, clientInfo: { name: "t", version: "1" } } } });
+    const init = await call({
+      headers: legacyHeaders(),
+      body: { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: LEGACY, capabilities: {}, clientInfo: { name: "t", version: "1" } } },
+    });
     expect(init.messages[0].result.protocolVersion).toBe(LEGACY);
     const sid = init.headers.get("mcp-session-id")!;
     expect((await call({ method: "DELETE", headers: legacyHeaders(sid) })).status).toBe(200);

@@ -179,7 +179,6 @@ describe("JSON-RPC", () => {
     const { got } = await raw([Buffer.from(listen + "\n" + touch + "\n")], 3);
     expect(got.map((m) => m.method ?? `response ${m.id}`)).toEqual(["notifications/subscriptions/acknowledged", "notifications/tools/list_changed", "response 2"]);
   });
-
 });
 
 describe("stdio transport", () => {

@@ -140,7 +140,7 @@ export class McpClient {
             probe = modern[0];
             continue;
           }
-          if (!supported.length) throw new Error(`server supports no revision this client speaks: ${JSON.stringify(data.supported)}`);
+          if (!supported.length) throw new Error(`server supports no revision this client speaks: ${JSON.stringify(data.supported)}`, { cause: err });
         }
         break;
       }
@@ -335,10 +335,12 @@ export class StdioClientTransport implements ClientTransport {
     this.child.stderr!.setEncoding("utf8");
     this.child.stderr!.on("data", (chunk: string) => (this.stderr += chunk));
     this.child.stdin!.on("error", () => {});
-    this.exited = new Promise((resolve) => this.child.on("exit", (code) => {
-      this.onclose?.();
-      resolve(code);
-    }));
+    this.exited = new Promise((resolve) =>
+      this.child.on("exit", (code) => {
+        this.onclose?.();
+        resolve(code);
+      }),
+    );
   }
 
   private onData(chunk: string): void {

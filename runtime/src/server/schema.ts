@@ -50,6 +50,6 @@ export function compileSchema(schema: Record<string, unknown>): SchemaValidator 
   try {
     return fromAjv(engine(schema).compile(schema));
   } catch (err) {
-    throw new TypeError(`invalid JSON Schema: ${(err as Error).message}`);
+    throw new TypeError(`invalid JSON Schema: ${(err as Error).message}`, { cause: err });
   }
 }

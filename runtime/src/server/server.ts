@@ -487,36 +487,79 @@ export class McpServer {
   }
 
   listTools(revision: Revision, params?: Record<string, unknown>): Record<string, unknown> {
-    const all = [...this.tools.values()].filter((t) => inRevision(t, revision)).map((t) => {
-      let outputSchema = t.outputSchema;
-      // An outputSchema whose values are not objects cannot be honoured where structuredContent must be an object.
-      if (outputSchema && structuredContentMustBeObject(revision) && outputSchema.type !== "object") outputSchema = undefined;
-      return conform(revision, "Tool", { name: t.name, title: t.title, description: t.description, inputSchema: t.inputSchema, outputSchema, annotations: t.annotations, icons: t.icons, _meta: t._meta });
-    });
+    const all = [...this.tools.values()]
+      .filter((t) => inRevision(t, revision))
+      .map((t) => {
+        let outputSchema = t.outputSchema;
+        // An outputSchema whose values are not objects cannot be honoured where structuredContent must be an object.
+        if (outputSchema && structuredContentMustBeObject(revision) && outputSchema.type !== "object") outputSchema = undefined;
+        return conform(revision, "Tool", {
+          name: t.name,
+          title: t.title,
+          description: t.description,
+          inputSchema: t.inputSchema,
+          outputSchema,
+          annotations: t.annotations,
+          icons: t.icons,
+          _meta: t._meta,
+        });
+      });
     const { items, nextCursor } = this.page("tools", all, params, revision);
     return { tools: items, ...(nextCursor ? { nextCursor } : {}) };
   }
 
   listResources(revision: Revision, params?: Record<string, unknown>): Record<string, unknown> {
-    const all = [...this.resources.values()].filter((r) => inRevision(r, revision)).map((r) =>
-      conform(revision, "Resource", { uri: r.uri, name: r.name, title: r.title, description: r.description, mimeType: r.mimeType, size: r.size, annotations: r.annotations, icons: r.icons, _meta: r._meta }),
-    );
+    const all = [...this.resources.values()]
+      .filter((r) => inRevision(r, revision))
+      .map((r) =>
+        conform(revision, "Resource", {
+          uri: r.uri,
+          name: r.name,
+          title: r.title,
+          description: r.description,
+          mimeType: r.mimeType,
+          size: r.size,
+          annotations: r.annotations,
+          icons: r.icons,
+          _meta: r._meta,
+        }),
+      );
     const { items, nextCursor } = this.page("resources", all, params, revision);
     return { resources: items, ...(nextCursor ? { nextCursor } : {}) };
   }
 
   listResourceTemplates(revision: Revision, params?: Record<string, unknown>): Record<string, unknown> {
-    const all = this.templates.filter(({ def: t }) => inRevision(t, revision)).map(({ def: t }) =>
-      conform(revision, "ResourceTemplate", { uriTemplate: t.uriTemplate, name: t.name, title: t.title, description: t.description, mimeType: t.mimeType, annotations: t.annotations, icons: t.icons, _meta: t._meta }),
-    );
+    const all = this.templates
+      .filter(({ def: t }) => inRevision(t, revision))
+      .map(({ def: t }) =>
+        conform(revision, "ResourceTemplate", {
+          uriTemplate: t.uriTemplate,
+          name: t.name,
+          title: t.title,
+          description: t.description,
+          mimeType: t.mimeType,
+          annotations: t.annotations,
+          icons: t.icons,
+          _meta: t._meta,
+        }),
+      );
     const { items, nextCursor } = this.page("templates", all, params, revision);
     return { resourceTemplates: items, ...(nextCursor ? { nextCursor } : {}) };
   }
 
   listPrompts(revision: Revision, params?: Record<string, unknown>): Record<string, unknown> {
-    const all = [...this.prompts.values()].filter((p) => inRevision(p, revision)).map((p) =>
-      conform(revision, "Prompt", { name: p.name, title: p.title, description: p.description, arguments: p.arguments?.map((a) => conform(revision, "PromptArgument", { ...a })), icons: p.icons, _meta: p._meta }),
-    );
+    const all = [...this.prompts.values()]
+      .filter((p) => inRevision(p, revision))
+      .map((p) =>
+        conform(revision, "Prompt", {
+          name: p.name,
+          title: p.title,
+          description: p.description,
+          arguments: p.arguments?.map((a) => conform(revision, "PromptArgument", { ...a })),
+          icons: p.icons,
+          _meta: p._meta,
+        }),
+      );
     const { items, nextCursor } = this.page("prompts", all, params, revision);
     return { prompts: items, ...(nextCursor ? { nextCursor } : {}) };
   }
@@ -544,7 +587,11 @@ export class McpServer {
     } catch (err) {
       return this.toolFailure(revision, err);
     }
-    if (out instanceof Promise) return out.then((r) => this.toolSuccess(revision, tool, r), (err) => this.toolFailure(revision, err));
+    if (out instanceof Promise)
+      return out.then(
+        (r) => this.toolSuccess(revision, tool, r),
+        (err) => this.toolFailure(revision, err),
+      );
     return this.toolSuccess(revision, tool, out);
   }
 
@@ -569,7 +616,8 @@ export class McpServer {
     if (tool.outputSchema && !result.isError) {
       tool.output ??= compileSchema(tool.outputSchema);
       if (structured === undefined) throw new McpError(errorCode(revision, "INTERNAL_ERROR")!, `tool ${tool.name} declares an outputSchema but returned no structuredContent`);
-      if (!tool.output(structured)) throw new McpError(errorCode(revision, "INTERNAL_ERROR")!, `tool ${tool.name} returned structuredContent that does not match its outputSchema: ${tool.output.describe()}`);
+      if (!tool.output(structured))
+        throw new McpError(errorCode(revision, "INTERNAL_ERROR")!, `tool ${tool.name} returned structuredContent that does not match its outputSchema: ${tool.output.describe()}`);
     }
     if (structured !== undefined) {
       // Structured content SHOULD also be sent as text. spec/2025-06-18/server/tools.mdx#structured-content

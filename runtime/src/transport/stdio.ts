@@ -8,9 +8,9 @@
  * spec/2025-11-25/basic/transports.mdx#stdio, spec/2026-07-28/basic/transports/stdio.mdx
  */
 import type { Readable, Writable } from "node:stream";
-import { Connection, type Sink } from "../protocol/connection.js";
+import type { ProtocolCore } from "../protocol/core.js";
+import type { Connection, Sink } from "../protocol/connection.js";
 import type { JsonRpcMessage } from "../wire/jsonrpc.js";
-import type { McpServer } from "../server/server.js";
 
 export interface StdioOptions {
   input?: Readable;
@@ -35,8 +35,8 @@ function protectStdout(): (chunk: string) => boolean {
 
 const decoder = new TextDecoder("utf-8", { fatal: true });
 
-/** Serve `server` on stdio until EOF. Resolves after EOF once every request has been answered and written. */
-export async function serveStdio(server: McpServer, options: StdioOptions = {}): Promise<void> {
+/** Serve `core` on stdio until EOF. Resolves after EOF once every request has been answered and written. */
+export async function serveStdio(core: ProtocolCore, options: StdioOptions = {}): Promise<void> {
   const input = options.input ?? process.stdin;
   const output = options.output ?? process.stdout;
   const isProcess = output === process.stdout;
@@ -75,7 +75,7 @@ export async function serveStdio(server: McpServer, options: StdioOptions = {}):
       }
     },
   };
-  const connection: Connection = new Connection(server, sink, { transport: "stdio" });
+  const connection: Connection = core.connect(sink, { transport: "stdio" });
   // stdout gone (EPIPE, ENOSPC): the transport closed; abort the work and stop reading.
   output.on("error", (err) => {
     if (outputClosed) return;

@@ -72,7 +72,8 @@ export function inspect(value: unknown): Inbound {
     const e = value.error;
     if (Number.isInteger(e.code) && typeof e.message === "string") return { type: "response", message: value as unknown as JsonRpcResponse };
   }
-  if ("result" in value || "error" in value || "id" in value) return { type: "malformed-response", reason: "a response needs an id and a result object or an error with an integer code and a string message" };
+  if ("result" in value || "error" in value || "id" in value)
+    return { type: "malformed-response", reason: "a response needs an id and a result object or an error with an integer code and a string message" };
   return { type: "invalid", id: isId(id) ? id : null, reason: "neither a request, a notification nor a response" };
 }
 

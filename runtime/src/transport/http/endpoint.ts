@@ -8,10 +8,9 @@
  * spec/2025-11-25/basic/transports.mdx#streamable-http
  */
 import { classify, classifyBatch, legacyHeaderCheck, type Classification, type InboundFacts } from "../../protocol/classify.js";
-import { Connection, type Sink } from "../../protocol/connection.js";
+import type { Connection, Sink } from "../../protocol/connection.js";
 import { type Revision, errorCode, resumableStreams } from "../../rules.js";
-import type { McpServer } from "../../server/server.js";
-import { headerParams, type HeaderParam } from "../../wire/headers.js";
+import type { ProtocolCore } from "../../protocol/core.js";
 import { fixedHttpStatus } from "../../wire/http-status.js";
 import type { JsonRpcMessage, RequestId } from "../../wire/jsonrpc.js";
 import { ANY, inboundOf, isId, isJsonType, isObject, one, parseAccept, type Accept } from "./body.js";
@@ -47,7 +46,6 @@ export class HttpEndpoint {
   private readonly sessions = new Map<string, LegacyHttpSession>();
   private readonly sseSessions = new Map<string, SseSession>();
   private readonly streams = new Set<Reply>();
-  private readonly toolHeaders = new WeakMap<object, HeaderParam[]>();
   private readonly access: AccessPolicy;
   /** Answers transport-level errors (no session, no request): the newest served revision shapes them. */
   private readonly root: Connection;
@@ -59,15 +57,15 @@ export class HttpEndpoint {
 
   /** @param bound serveHttp's bound interface and port (see AccessPolicy). */
   constructor(
-    readonly server: McpServer,
+    readonly core: ProtocolCore,
     readonly options: HandlerOptions,
     bound?: { host: string; port: () => number },
   ) {
     this.path = options.path;
     this.maxBody = options.maxBodyBytes ?? 4 * 1024 * 1024;
-    this.root = new Connection(server, NULL_SINK, { transport: "http" });
-    this.fallback = server.revisions[server.revisions.length - 1];
-    this.servesLegacy = server.eras.legacy.length > 0;
+    this.root = core.connect(NULL_SINK, { transport: "http" });
+    this.fallback = core.revisions[core.revisions.length - 1];
+    this.servesLegacy = core.eras.legacy.length > 0;
     this.access = new AccessPolicy(options, bound);
   }
 
@@ -295,9 +293,9 @@ export class HttpEndpoint {
       const facts: InboundFacts = {
         transport: "http",
         header: (name) => one(headers[name]),
-        session: sid === undefined ? undefined : session?.connection.session ?? "unknown",
-        served: this.server.eras,
-        paramHeaders: this.paramHeaders,
+        session: sid === undefined ? undefined : (session?.connection.session ?? "unknown"),
+        served: this.core.eras,
+        paramHeaders: this.core.paramHeaders,
       };
       // The one decision of era and revision (protocol/classify.ts); everything below follows it.
       const route = Array.isArray(value) ? classifyBatch(facts) : classify(inboundOf(value), facts);
@@ -307,15 +305,6 @@ export class HttpEndpoint {
       this.legacyPost(res, value, accept, session);
     });
   }
-
-  /** The Mcp-Param headers a tool declares (from its inputSchema), computed once per tool. */
-  private readonly paramHeaders = (toolName: string): readonly HeaderParam[] | undefined => {
-    const tool = this.server.tools.get(toolName);
-    if (!tool) return undefined;
-    let declared = this.toolHeaders.get(tool);
-    if (!declared) this.toolHeaders.set(tool, (declared = headerParams(tool.inputSchema)));
-    return declared;
-  };
 
   // ---- modern ----
 
@@ -327,7 +316,7 @@ export class HttpEndpoint {
     if (msg.method === LISTEN_METHOD && !accept.sse) return this.invalidRequest(res, 406, "Not Acceptable: subscriptions/listen answers with text/event-stream", isId(msg.id) ? msg.id : null);
 
     const exchange = new Exchange(this, res, accept, route.revision);
-    const connection = this.modernPool.pop() ?? new Connection(this.server, NULL_SINK, MODERN);
+    const connection = this.modernPool.pop() ?? this.core.connect(NULL_SINK, MODERN);
     exchange.connection = connection;
     res.once("close", () => exchange.closed());
     connection.receive(msg, exchange, route).then(
@@ -353,7 +342,7 @@ export class HttpEndpoint {
       this.invalidRequest(res, 404, "Not Found: unknown or terminated session; send initialize to start a new one", null);
       return undefined;
     }
-    const wrong = legacyHeaderCheck({ header: (name) => one(headers[name]), served: this.server.eras });
+    const wrong = legacyHeaderCheck({ header: (name) => one(headers[name]), served: this.core.eras });
     if (wrong) {
       this.reject(res, wrong.status, wrong.error.code, wrong.error.message, null, wrong.revision);
       return undefined;
@@ -373,7 +362,7 @@ export class HttpEndpoint {
     }
     session.lastSeen = Date.now();
     session.active++;
-    const revision = session.connection.session?.revision ?? this.server.eras.legacy.at(-1)!;
+    const revision = session.connection.session?.revision ?? this.core.eras.legacy.at(-1)!;
     const exchange = new Exchange(this, res, accept, revision, session);
     exchange.minting = minting;
     const isRequest = (m: unknown) => isObject(m) && typeof m.method === "string" && "id" in m;
@@ -457,7 +446,7 @@ export class HttpEndpoint {
   private openSse(req: Incoming, res: Reply): void {
     if (!parseAccept(one(req.headers.accept)).sse) return this.invalidRequest(res, 406, "Not Acceptable: the SSE endpoint needs Accept: text/event-stream");
     const id = newSessionId();
-    const session = new SseSession(this.server, res);
+    const session = new SseSession(this.core, res);
     this.sseSessions.set(id, session);
     this.startSse(res, 200);
     // The first event names the POST endpoint, with this session's id. spec/2024-11-05/basic/transports.mdx#http-with-sse

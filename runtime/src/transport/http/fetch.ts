@@ -5,7 +5,7 @@
  * shared session store; modern 2026-07-28 requests are stateless and need none).
  * spec/2026-07-28/basic/transports/streamable-http.mdx
  */
-import type { McpServer } from "../../server/server.js";
+import type { ProtocolCore } from "../../protocol/core.js";
 import { FetchReply, fetchIncoming } from "./io.js";
 import { HttpEndpoint } from "./endpoint.js";
 import type { HandlerOptions } from "./options.js";
@@ -21,8 +21,8 @@ export type FetchHandler = ((request: Request) => Promise<Response>) & {
  * others get 404). Same security defaults as serveHttp: Host must be a loopback name unless `allowedHosts` or
  * `allowRemote`, Origin a loopback origin unless `allowedOrigins`, bodies over `maxBodyBytes` get 413.
  */
-export function fetchHandler(server: McpServer, options: HandlerOptions = {}): FetchHandler {
-  const endpoint = new HttpEndpoint(server, options);
+export function fetchHandler(core: ProtocolCore, options: HandlerOptions = {}): FetchHandler {
+  const endpoint = new HttpEndpoint(core, options);
   warnIfOpen(endpoint, options, "fetchHandler");
   const handler = (request: Request): Promise<Response> => {
     const reply = new FetchReply(request.signal);

@@ -159,7 +159,10 @@ export function fetchIncoming(request: Request, url: URL): Incoming {
     readBody(limit, done, tooLarge) {
       if (Number(headers["content-length"]) > limit) return tooLarge();
       // A body stream that fails: the client is gone, and nothing can be answered.
-      void readStream(request, limit).then((body) => (body === undefined ? tooLarge() : done(body)), () => {});
+      void readStream(request, limit).then(
+        (body) => (body === undefined ? tooLarge() : done(body)),
+        () => {},
+      );
     },
   };
 }

@@ -3,8 +3,8 @@
  * whose first event names the POST endpoint; every server message is a `message` event on that stream.
  * spec/2024-11-05/basic/transports.mdx#http-with-sse
  */
-import { Connection, type Sink } from "../../protocol/connection.js";
-import type { McpServer } from "../../server/server.js";
+import type { Connection, Sink } from "../../protocol/connection.js";
+import type { ProtocolCore } from "../../protocol/core.js";
 import type { JsonRpcMessage } from "../../wire/jsonrpc.js";
 import type { Reply } from "./io.js";
 import { sseEvent } from "./sse.js";
@@ -15,10 +15,10 @@ const LEGACY: { transport: "http"; era: "legacy" } = { transport: "http", era: "
 export class SseSession implements Sink {
   readonly connection: Connection;
   constructor(
-    server: McpServer,
+    core: ProtocolCore,
     readonly res: Reply,
   ) {
-    this.connection = new Connection(server, this, LEGACY);
+    this.connection = core.connect(this, LEGACY);
   }
   send(message: JsonRpcMessage): void {
     if (!this.res.destroyed) this.res.write(sseEvent(message));

@@ -5,7 +5,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { McpServer } from "../../server/server.js";
+import type { ProtocolCore } from "../../protocol/core.js";
 import type { Incoming } from "./io.js";
 import { HttpEndpoint } from "./endpoint.js";
 import type { HandlerOptions, HttpOptions } from "./options.js";
@@ -106,8 +106,8 @@ function serve(endpoint: HttpEndpoint, req: IncomingMessage, res: ServerResponse
  * without `express.json()`). Fastify: `fastify.all("/api/mcp", (request, reply) => { reply.hijack();
  * request.raw.body = request.body; handler(request.raw, reply.raw); })`.
  */
-export function nodeHandler(server: McpServer, options: HandlerOptions = {}): NodeHandler {
-  const endpoint = new HttpEndpoint(server, options);
+export function nodeHandler(core: ProtocolCore, options: HandlerOptions = {}): NodeHandler {
+  const endpoint = new HttpEndpoint(core, options);
   warnIfOpen(endpoint, options, "nodeHandler");
   const handler = (req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void) => {
     if (options.path !== undefined && next && (req.url ?? "/").split("?", 1)[0] !== options.path) return next();
@@ -116,12 +116,12 @@ export function nodeHandler(server: McpServer, options: HandlerOptions = {}): No
   return Object.assign(handler, { close: () => endpoint.close() });
 }
 
-/** Serve `server` on its own node:http server (and, with `legacySse`, HTTP+SSE). Resolves once listening. */
-export async function serveHttp(server: McpServer, options: HttpOptions = {}): Promise<HttpHandle> {
+/** Serve `core` on its own node:http server (and, with `legacySse`, HTTP+SSE). Resolves once listening. */
+export async function serveHttp(core: ProtocolCore, options: HttpOptions = {}): Promise<HttpHandle> {
   const host = options.host ?? "127.0.0.1";
   const path = options.path ?? "/mcp";
   let port = 0;
-  const endpoint = new HttpEndpoint(server, { ...options, path }, { host, port: () => port });
+  const endpoint = new HttpEndpoint(core, { ...options, path }, { host, port: () => port });
   if (!isLoopbackAddress(host.replace(/^\[|\]$/g, ""))) {
     if (!options.allowRemote) {
       throw new Error(

@@ -91,4 +91,3 @@ export function warnIfOpen(policy: { readonly checksHost: boolean }, options: Ha
       `so anyone who can reach it can call its tools, and no Host check guards against DNS rebinding.`,
   );
 }
-

@@ -2,7 +2,7 @@
  * Legacy Streamable HTTP sessions (2025-03-26 to 2025-11-25): the session a successful initialize mints, its GET
  * stream, and its resumable SSE streams. spec/2025-11-25/basic/transports.mdx#session-management
  */
-import { Connection, type Sink } from "../../protocol/connection.js";
+import type { Connection, Sink } from "../../protocol/connection.js";
 import type { JsonRpcMessage } from "../../wire/jsonrpc.js";
 import type { HttpEndpoint } from "./endpoint.js";
 import type { Reply } from "./io.js";
@@ -137,7 +137,7 @@ export class LegacyHttpSession implements Sink {
     readonly t: HttpEndpoint,
     readonly id: string,
   ) {
-    this.connection = new Connection(t.server, this, LEGACY);
+    this.connection = t.core.connect(this, LEGACY);
   }
 
   send(message: JsonRpcMessage): void {

@@ -1,0 +1,50 @@
+/**
+ * What the transports hold of a server: the protocol core's entry points, never the registration API. A transport
+ * opens a Connection per peer link (a stdio pipe, a legacy HTTP session, a modern HTTP exchange) and asks the core
+ * which revisions are served; everything a message needs after that happens behind the Connection
+ * (classify → admit → validate → dispatch → encode).
+ */
+import type { McpServer } from "../server/server.js";
+import { headerParams, type HeaderParam } from "../wire/headers.js";
+import type { ServedRevisions } from "./classify.js";
+import { Connection, type ConnectionOptions, type Sink } from "./connection.js";
+import type { Revision } from "../rules.js";
+
+export interface ProtocolCore {
+  /** Revisions served, in declaration order. */
+  readonly revisions: readonly Revision[];
+  /** The served revisions by era, each in declaration order. */
+  readonly eras: ServedRevisions;
+  /** A new peer link whose answers go to `sink`. */
+  connect(sink: Sink, options?: ConnectionOptions): Connection;
+  /** HTTP: the Mcp-Param headers tool `toolName` declares (spec/2026-07-28/basic/transports/streamable-http.mdx#custom-headers-from-tool-parameters). */
+  paramHeaders(toolName: string): readonly HeaderParam[] | undefined;
+}
+
+const cores = new WeakMap<McpServer, ProtocolCore>();
+
+/** The protocol core of `server` (one per server). */
+export function protocolCore(server: McpServer): ProtocolCore {
+  let core = cores.get(server);
+  if (!core) {
+    const declared = new WeakMap<object, HeaderParam[]>();
+    core = {
+      get revisions() {
+        return server.revisions;
+      },
+      get eras() {
+        return server.eras;
+      },
+      connect: (sink, options) => new Connection(server, sink, options),
+      paramHeaders(toolName) {
+        const tool = server.tools.get(toolName);
+        if (!tool) return undefined;
+        let params = declared.get(tool);
+        if (!params) declared.set(tool, (params = headerParams(tool.inputSchema)));
+        return params;
+      },
+    };
+    cores.set(server, core);
+  }
+  return core;
+}
