@@ -19,6 +19,7 @@ import type { AddressInfo } from "node:net";
 import { Connection, META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, type Sink } from "./connection.js";
 import { decodeHeaderValue, headerMatches, headerParams, primitiveHeaderText, valueAt, type HeaderParam } from "./http-headers.js";
 import type { JsonRpcMessage, RequestId } from "./jsonrpc.js";
+import { PacedOutput } from "./paced.js";
 import {
   type Revision,
   LATEST_MODERN,
@@ -494,17 +495,25 @@ class LegacyHttpSession implements Sink {
   }
 }
 
-/** A 2024-11-05 HTTP+SSE session: every server message is an SSE `message` event on the GET stream. */
+/**
+ * A 2024-11-05 HTTP+SSE session: every server message is an SSE `message` event on the GET stream. The SDK clients
+ * dispatch all events of one network read synchronously (the `eventsource` parser), as on stdio, so a response right
+ * after a progress notification waits a moment (PacedOutput). Streamable HTTP needs no such pacing: the
+ * SDKs read its SSE events one `await reader.read()` at a time, which lets the progress handler run in between.
+ */
 class SseSession implements Sink {
   readonly connection: Connection;
+  private readonly out: PacedOutput;
   constructor(
     server: McpServer,
     readonly res: ServerResponse,
   ) {
     this.connection = new Connection(server, this, LEGACY);
+    this.out = new PacedOutput((chunk) => void (res.destroyed || res.write(chunk)), false);
+    res.once("close", () => this.out.close());
   }
   send(message: JsonRpcMessage): void {
-    if (!this.res.destroyed) this.res.write(sseEvent(message));
+    if (!this.res.destroyed) this.out.push(sseEvent(message), message);
   }
 }
 
