@@ -222,7 +222,7 @@ describe.each(ALL)("revision %s over stdio", (revision) => {
       names.push(...(page.tools as any[]).map((t) => t.name));
       cursor = page.nextCursor as string | undefined;
     } while (cursor);
-    expect(names).toEqual(["echo", "length", "noisy", "slow", "throws", "add", "bad_output", "progress", "logs", "ask", "ask_url", "ask_nested", "meta", "ask_many", "unserializable", "touch", ...(rules.isModern(revision) ? ["modern_only"] : []), "throws_later"]);
+    expect(names).toEqual(["echo", "length", "noisy", "slow", "throws", "add", "bad_output", "progress", "progress_burst", "logs", "ask", "ask_url", "ask_nested", "meta", "ask_many", "unserializable", "touch", ...(rules.isModern(revision) ? ["modern_only"] : []), "throws_later"]);
     expect((await rejects(client.listTools({ cursor: "not-a-cursor" }))).code).toBe(-32602);
   });
 
