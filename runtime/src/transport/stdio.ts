@@ -11,6 +11,7 @@ import type { Readable, Writable } from "node:stream";
 import type { ProtocolCore } from "../protocol/core.js";
 import type { Connection, Sink } from "../protocol/connection.js";
 import type { JsonRpcMessage } from "../wire/jsonrpc.js";
+import { PacedOutput } from "./paced.js";
 
 export interface StdioOptions {
   input?: Readable;
@@ -48,31 +49,21 @@ export async function serveStdio(core: ProtocolCore, options: StdioOptions = {})
     process.on("uncaughtException", (err) => process.stderr.write(`mcp runtime: uncaught exception: ${String(err?.stack ?? err)}\n`));
   }
 
-  // Batch writes per tick: one syscall for many pipelined responses.
-  let queue: string[] = [];
-  let scheduled = false;
+  // Batch writes per tick: one syscall for many pipelined responses. A response right after a progress notification
+  // waits a moment (PacedOutput: the SDK clients drop progress that they read together with its response).
   let outputClosed = false;
-  const flush = () => {
-    scheduled = false;
-    if (!queue.length || outputClosed) return;
-    const chunk = queue.join("");
-    queue = [];
+  const paced = new PacedOutput((chunk) => {
     // Back-pressure: a client that does not read stops us reading, so memory stays bounded.
     if (!write(chunk) && !input.isPaused()) {
       input.pause();
       output.once("drain", () => input.resume());
     }
-  };
+  }, true);
   const sink: Sink = {
     send(message: JsonRpcMessage) {
       // JSON.stringify escapes newlines inside strings, so a message is always one line.
       const line = connection.serialize(message);
-      if (!line) return;
-      queue.push(line + "\n");
-      if (!scheduled) {
-        scheduled = true;
-        setImmediate(flush);
-      }
+      if (line) paced.push(line + "\n", message);
     },
   };
   const connection: Connection = core.connect(sink, { transport: "stdio" });
@@ -80,6 +71,7 @@ export async function serveStdio(core: ProtocolCore, options: StdioOptions = {})
   output.on("error", (err) => {
     if (outputClosed) return;
     outputClosed = true;
+    paced.close();
     process.stderr.write(`mcp runtime: stdout closed (${(err as NodeJS.ErrnoException).code ?? err.message}); stopping\n`);
     connection.close();
     input.destroy();
@@ -156,7 +148,7 @@ export async function serveStdio(core: ProtocolCore, options: StdioOptions = {})
   await idle;
   clearInterval(ender);
   connection.close();
-  flush();
+  await paced.idle();
   if (isProcess && !outputClosed) await new Promise<void>((r) => (output.writableNeedDrain ? output.once("drain", () => r()) : r()));
   if (options.exitOnEof ?? input === process.stdin) process.exit(0);
 }
