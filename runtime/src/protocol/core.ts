@@ -7,7 +7,10 @@
 import type { McpServer } from "../server/server.js";
 import { headerParams, type HeaderParam } from "../wire/headers.js";
 import type { ServedRevisions } from "./classify.js";
-import { Connection, type ConnectionOptions, type Sink } from "./connection.js";
+import { Connection, type ConnectionOptions } from "./connection.js";
+import { dispatcherFor } from "./dispatch.js";
+import type { InFlight, Sink } from "./request.js";
+import type { Classification } from "./classify.js";
 import type { Revision } from "../rules.js";
 
 export interface ProtocolCore {
@@ -17,6 +20,8 @@ export interface ProtocolCore {
   readonly eras: ServedRevisions;
   /** A new peer link whose answers go to `sink`. */
   connect(sink: Sink, options?: ConnectionOptions): Connection;
+  /** A modern request classified by an HTTP endpoint: dispatched statelessly, no link. Resolves when answered. */
+  serveModern(value: unknown, route: Classification & { kind: "modern" }, sink: Sink, flight: InFlight): Promise<void> | void;
   /** HTTP: the Mcp-Param headers tool `toolName` declares (spec/2026-07-28/basic/transports/streamable-http.mdx#custom-headers-from-tool-parameters). */
   paramHeaders(toolName: string): readonly HeaderParam[] | undefined;
 }
@@ -36,6 +41,7 @@ export function protocolCore(server: McpServer): ProtocolCore {
         return server.eras;
       },
       connect: (sink, options) => new Connection(server, sink, options),
+      serveModern: (value, route, sink, flight) => dispatcherFor(server).serveModern(value, route, sink, flight),
       paramHeaders(toolName) {
         const tool = server.tools.get(toolName);
         if (!tool) return undefined;

@@ -8,9 +8,10 @@
  * spec/2025-11-25/basic/transports.mdx#streamable-http
  */
 import { classify, classifyBatch, legacyHeaderCheck, type Classification, type InboundFacts } from "../../protocol/classify.js";
-import type { Connection, Sink } from "../../protocol/connection.js";
+import { InFlight } from "../../protocol/request.js";
 import { type Revision, errorCode, resumableStreams } from "../../rules.js";
 import type { ProtocolCore } from "../../protocol/core.js";
+import { errorResponse } from "../../wire/errors.js";
 import { fixedHttpStatus } from "../../wire/http-status.js";
 import type { JsonRpcMessage, RequestId } from "../../wire/jsonrpc.js";
 import { ANY, inboundOf, isId, isJsonType, isObject, one, parseAccept, type Accept } from "./body.js";
@@ -24,8 +25,6 @@ import { SSE_HEADERS } from "./sse.js";
 
 type Headers = Record<string, string>;
 
-const MODERN: { transport: "http"; era: "modern" } = { transport: "http", era: "modern" };
-const NULL_SINK: Sink = { send: () => {} };
 const utf8 = new TextDecoder();
 const LISTEN_METHOD = "subscriptions/listen";
 
@@ -47,13 +46,9 @@ export class HttpEndpoint {
   private readonly sseSessions = new Map<string, SseSession>();
   private readonly streams = new Set<Reply>();
   private readonly access: AccessPolicy;
-  /** Answers transport-level errors (no session, no request): the newest served revision shapes them. */
-  private readonly root: Connection;
   private readonly fallback: Revision;
   private timers?: ReturnType<typeof setInterval>[];
   private readonly servesLegacy: boolean;
-  /** Idle Connections for modern requests: one request at a time each (ids are per client), reused, never rebuilt per request. */
-  private readonly modernPool: Connection[] = [];
 
   /** @param bound serveHttp's bound interface and port (see AccessPolicy). */
   constructor(
@@ -63,7 +58,6 @@ export class HttpEndpoint {
   ) {
     this.path = options.path;
     this.maxBody = options.maxBodyBytes ?? 4 * 1024 * 1024;
-    this.root = core.connect(NULL_SINK, { transport: "http" });
     this.fallback = core.revisions[core.revisions.length - 1];
     this.servesLegacy = core.eras.legacy.length > 0;
     this.access = new AccessPolicy(options, bound);
@@ -119,7 +113,6 @@ export class HttpEndpoint {
   /** End every stream and session; later requests get 503. */
   close(): void {
     this.closing = true;
-    for (const c of this.modernPool.splice(0)) c.close();
     for (const t of this.timers ?? []) clearInterval(t);
     for (const s of this.sessions.values()) s.terminate();
     this.sessions.clear();
@@ -127,7 +120,6 @@ export class HttpEndpoint {
     this.sseSessions.clear();
     for (const s of this.streams) s.end();
     this.streams.clear();
-    this.root.close();
   }
 
   // ---- per revision ----
@@ -146,7 +138,7 @@ export class HttpEndpoint {
 
   private reject(res: Reply, status: number, code: number, message: string, id?: RequestId | null, revision = this.fallback, headers?: Headers, data?: unknown): void {
     if (res.headersSent || res.destroyed) return;
-    const body = JSON.stringify(this.root.errorResponse(id ?? null, code, message, data, revision));
+    const body = JSON.stringify(errorResponse(revision, id, code, message, data));
     if (headers) for (const k in headers) res.setHeader(k, headers[k]);
     res.statusCode = status;
     res.setHeader("content-type", "application/json");
@@ -315,22 +307,22 @@ export class HttpEndpoint {
     // accepts only JSON could never receive its acknowledgement or events.
     if (msg.method === LISTEN_METHOD && !accept.sse) return this.invalidRequest(res, 406, "Not Acceptable: subscriptions/listen answers with text/event-stream", isId(msg.id) ? msg.id : null);
 
+    // Stateless: no Connection, nothing kept once it is answered. The exchange's flight is what a disconnect cancels.
     const exchange = new Exchange(this, res, accept, route.revision);
-    const connection = this.modernPool.pop() ?? this.core.connect(NULL_SINK, MODERN);
-    exchange.connection = connection;
+    const flight = (exchange.flight = new InFlight());
     res.once("close", () => exchange.closed());
-    connection.receive(msg, exchange, route).then(
-      () => {
-        exchange.done();
-        // Back to the pool only once nothing of this request runs on it (a disconnect aborted it, or it finished).
-        if (this.modernPool.length < 256 && !this.closing) this.modernPool.push(connection);
-        else connection.close();
-      },
-      (err) => {
-        connection.close();
-        this.internalError(res, err);
-      },
-    );
+    let done: Promise<void> | void;
+    try {
+      done = this.core.serveModern(msg, route, exchange, flight);
+    } catch (err) {
+      return this.internalError(res, err);
+    }
+    if (done instanceof Promise)
+      done.then(
+        () => exchange.done(),
+        (err) => this.internalError(res, err),
+      );
+    else exchange.done();
   }
 
   // ---- legacy Streamable HTTP ----
@@ -367,7 +359,6 @@ export class HttpEndpoint {
     exchange.minting = minting;
     const isRequest = (m: unknown) => isObject(m) && typeof m.method === "string" && "id" in m;
     exchange.request = Array.isArray(value) ? value.some(isRequest) : isRequest(value);
-    exchange.connection = session.connection;
     res.once("close", () => exchange.closed());
     const s = session;
     s.connection.receive(value, exchange).then(

@@ -1,5 +1,6 @@
 /** One POST's exchange: its JSON response, or its SSE stream. */
-import type { Connection, Sink } from "../../protocol/connection.js";
+import type { Sink } from "../../protocol/connection.js";
+import type { InFlight } from "../../protocol/request.js";
 import { type Revision, disconnectIsCancellation, primesSseStreams, resumableStreams } from "../../rules.js";
 import type { JsonRpcMessage } from "../../wire/jsonrpc.js";
 import type { Accept } from "./body.js";
@@ -19,7 +20,8 @@ export class Exchange implements Sink {
    * written; detached: the connection closed (the client went away, or closeStream) before the response.
    */
   state: "pending" | "streaming" | "finished" | "detached" = "pending";
-  connection?: Connection;
+  /** Modern: the request this exchange carries (a disconnect cancels it). */
+  flight?: InFlight;
   /** Set on an initialize exchange: the session to register if the handshake succeeds. */
   minting?: LegacyHttpSession;
   /** The POST carries one request (not notifications or responses only). */
@@ -151,6 +153,6 @@ export class Exchange implements Sink {
     this.state = "detached";
     this.t.untrack(this.res);
     // Modern: the disconnect is the cancellation (abort, then nothing more). Legacy: the handler runs on.
-    if (disconnectIsCancellation(this.revision)) this.connection?.abortAll();
+    if (disconnectIsCancellation(this.revision)) this.flight?.cancel(new Error("the client disconnected"));
   }
 }

@@ -1,0 +1,101 @@
+/**
+ * The legacy era's server→client requests (elicitation/create, sampling/createMessage, roots/list): sent on the
+ * asking request's stream once the session is initialized, answered by the client's response, bounded by a timeout,
+ * withdrawn (notifications/cancelled) when the request that asked is cancelled.
+ * spec/2025-11-25/client/elicitation.mdx, spec/2025-11-25/client/sampling.mdx, spec/2025-11-25/client/roots.mdx
+ */
+import type { McpServer } from "../server/server.js";
+import { type Revision, type Validator, allValidatorsFor, describeErrors, validatorsFor } from "../rules.js";
+import type { JsonRpcRequest, JsonRpcResponse, RequestId } from "../wire/jsonrpc.js";
+import type { LegacySession } from "./legacy-session.js";
+import type { Sink } from "./request.js";
+
+interface Pending {
+  resolve(result: Record<string, unknown>): void;
+  reject(err: Error): void;
+  timer: ReturnType<typeof setTimeout>;
+  method: string;
+  /** The asked method's result schema in the session's revision. */
+  validate?: Validator;
+}
+
+export class ClientRequests {
+  private readonly pending = new Map<RequestId, Pending>();
+  private next = 0;
+  /** Set once the client can no longer answer (stdin EOF, connection closed): asks then fail at once. */
+  private noMoreAnswers?: Error;
+  /** Asks waiting for the session to be ready, failed when the client can no longer answer. */
+  private readonly waiters = new Set<(err: Error) => void>();
+
+  /** @param out the link's own output, where a withdrawn request's notifications/cancelled goes. */
+  constructor(
+    private readonly server: McpServer,
+    private readonly out: Sink,
+  ) {}
+
+  /** Ask the client `method` on `sink` (the asking request's stream); resolves with its valid result. */
+  async ask(session: LegacySession | undefined, revision: Revision, method: string, params: Record<string, unknown> | undefined, sink: Sink, signal: AbortSignal): Promise<Record<string, unknown>> {
+    if (this.noMoreAnswers) throw this.noMoreAnswers;
+    // No requests before notifications/initialized. spec/2025-11-25/basic/lifecycle.mdx#initialization
+    if (session && !session.initialized) {
+      // Waiting ends when the session is ready, the request is cancelled, or the client can no longer answer (EOF).
+      await new Promise<void>((resolve, reject) => {
+        void session.ready.then(resolve);
+        signal.addEventListener("abort", () => reject(signal.reason), { once: true });
+        this.waiters.add(reject);
+      });
+    }
+    if (this.noMoreAnswers) throw this.noMoreAnswers;
+    const id = `s-${++this.next}`;
+    const request = { jsonrpc: "2.0", id, method, params: params ?? {} } as JsonRpcRequest;
+    // With validateResults (the generated projects' tests), what the handler asks is checked as results are: a request
+    // the revision's schema rejects (e.g. a nested property in an elicitation form) fails the handler, not the client.
+    // (Modern asks travel in the input_required result, which dispatch validates.)
+    if (this.server.validateResults) {
+      const validate = ((await allValidatorsFor(revision)).serverRequestValidators as Record<string, Validator>)[method];
+      if (validate && !validate(request)) throw new Error(`server bug: the ${method} request does not match the ${revision} schema: ${describeErrors(validate)}`);
+    }
+    const timeoutMs = this.server.options.clientRequestTimeoutMs;
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.pending.delete(id);
+        reject(new Error(`${method}: the client did not answer within ${timeoutMs} ms`));
+      }, timeoutMs);
+      const loaded = validatorsFor(revision);
+      const validate = loaded instanceof Promise ? undefined : loaded.answerValidators[method];
+      this.pending.set(id, { resolve, reject, timer, method, validate });
+      signal.addEventListener("abort", () => {
+        if (!this.pending.delete(id)) return;
+        clearTimeout(timer);
+        this.out.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id, reason: "the request that asked was cancelled" } });
+        reject(new Error("cancelled"));
+      });
+      sink.send(request);
+    });
+  }
+
+  /** The client's response to one of our requests; unknown or late ones are ignored. */
+  settle(res: JsonRpcResponse): void {
+    const pending = this.pending.get(res.id as RequestId);
+    if (!pending) return;
+    this.pending.delete(res.id as RequestId);
+    clearTimeout(pending.timer);
+    // The client's error is the handler's failure, not a code to forward to the client as the server's own.
+    if ("error" in res) pending.reject(new Error(`the client answered with error ${res.error.code}: ${res.error.message}`));
+    // A result that is not a valid result of the asked method is the handler's failure too (as an invalid MRTR answer is).
+    else if (pending.validate && !pending.validate(res.result)) pending.reject(new Error(`the client's ${pending.method} result is invalid: ${describeErrors(pending.validate)}`));
+    else pending.resolve(res.result);
+  }
+
+  /** Fail every request still waiting: the client can no longer answer (EOF, transport closed). */
+  rejectAll(reason: string): void {
+    this.noMoreAnswers ??= new Error(reason);
+    for (const fail of this.waiters) fail(this.noMoreAnswers);
+    this.waiters.clear();
+    for (const p of this.pending.values()) {
+      clearTimeout(p.timer);
+      p.reject(new Error(reason));
+    }
+    this.pending.clear();
+  }
+}

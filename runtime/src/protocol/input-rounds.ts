@@ -1,0 +1,71 @@
+/**
+ * One run of a modern handler that may answer `input_required` (MRTR): the answers it may use, the asks it made, and
+ * the sealed `requestState` that carries the answers into the client's retry.
+ * spec/2026-07-28/basic/patterns/mrtr.mdx
+ */
+import type { AskOptions } from "../server/server.js";
+import { type DispatchValidators, type Revision, type Validator, describeErrors, errorCode } from "../rules.js";
+import { McpError } from "../wire/jsonrpc.js";
+import { InputRequiredSignal, paramsDigest, type RequestStateCodec } from "./mrtr.js";
+
+export interface InputRound {
+  /** Answers available to this run: from the verified requestState, then this request's inputResponses. */
+  answers: Record<string, unknown>;
+  /** inputResponses of this request (validated when used). */
+  responses: Record<string, unknown>;
+  /** Answers this run consumed: carried into the next requestState. */
+  used: Record<string, unknown>;
+  /** Unanswered asks of this run, by key. */
+  asked: Map<string, { method: string; params: Record<string, unknown> }>;
+  counters: Record<string, number>;
+  validators: DispatchValidators;
+  invalidParams: number;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/**
+ * Open a round: verify `requestState` (attacker-controlled: tampered, expired or foreign state is -32602) and gather
+ * the answers. Throws McpError.
+ */
+export function openRound(codec: RequestStateCodec, revision: Revision, method: string, params: Record<string, unknown>, validators: DispatchValidators): InputRound {
+  let answers: Record<string, unknown> = {};
+  if (params.requestState !== undefined) {
+    const payload = codec.open(params.requestState as string);
+    if (!payload || payload.m !== method || payload.d !== paramsDigest(params)) {
+      throw new McpError(errorCode(revision, "INVALID_PARAMS")!, "Invalid params: requestState failed verification (tampered, expired, or from another request)");
+    }
+    answers = payload.a;
+  }
+  const responses = isObject(params.inputResponses) ? (params.inputResponses as Record<string, unknown>) : {};
+  return { answers, responses, used: {}, asked: new Map(), counters: {}, validators, invalidParams: errorCode(revision, "INVALID_PARAMS")! };
+}
+
+/** The `input_required` result of a round that asked: every ask, and the answers used so far sealed for the retry. */
+export function inputRequired(codec: RequestStateCodec, ttlMs: number, method: string, params: Record<string, unknown>, round: InputRound): Record<string, unknown> {
+  const requestState = codec.seal({ m: method, d: paramsDigest(params), e: Date.now() + ttlMs, a: round.used, q: [...round.asked.keys()] });
+  return { resultType: "input_required", inputRequests: Object.fromEntries(round.asked), requestState };
+}
+
+/** An ask in a round: the answer if the client gave a valid one, else a pending ask that ends the run. */
+export function askInRound(round: InputRound, method: string, capability: string, params: Record<string, unknown> | undefined, options: AskOptions | undefined): Promise<Record<string, unknown>> {
+  const n = (round.counters[capability] = (round.counters[capability] ?? 0) + 1);
+  const key = options?.key ?? `${capability}-${n}`;
+  const validate: Validator | undefined = round.validators.answerValidators[method];
+  if (Object.prototype.hasOwnProperty.call(round.responses, key)) {
+    const answer = round.responses[key];
+    // An answer that is not a valid result of the asked method is a protocol error (spec/2026-07-28/basic/patterns/mrtr.mdx#error-handling).
+    const why = !isObject(answer) ? "not an object" : validate !== undefined && !validate(answer) ? describeErrors(validate) : undefined;
+    if (why !== undefined) return Promise.reject(new McpError(round.invalidParams, `Invalid params: inputResponses["${key}"] is not a valid ${method} result: ${why}`));
+    round.used[key] = answer;
+    return Promise.resolve(answer as Record<string, unknown>);
+  }
+  if (Object.prototype.hasOwnProperty.call(round.answers, key)) {
+    round.used[key] = round.answers[key];
+    return Promise.resolve(round.answers[key] as Record<string, unknown>);
+  }
+  // Missing: ask (again). The run cannot go on without the answer: it ends here, and dispatch answers input_required
+  // with every ask made (asks started together, e.g. under Promise.all, are all registered before this rejection is seen).
+  round.asked.set(key, { method, params: params ?? {} });
+  return Promise.reject(new InputRequiredSignal());
+}

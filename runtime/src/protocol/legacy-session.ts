@@ -1,0 +1,107 @@
+/**
+ * The legacy era's session: the `initialize` handshake that opens it, what it keeps (negotiated revision, client
+ * capabilities and info, log level, subscriptions), the notifications held until `notifications/initialized`, and the
+ * change notifications it is sent. Nothing here is visible to modern requests.
+ * spec/2025-11-25/basic/lifecycle.mdx
+ */
+import type { LoggingLevel } from "../../../out/latest.js";
+import { type Revision, errorCode, hasField, methodFlows, validatorsFor, describeErrors } from "../rules.js";
+import type { McpServer, ServerEvent } from "../server/server.js";
+import { errorResponse } from "../wire/errors.js";
+import type { JsonRpcMessage, JsonRpcRequest, JsonRpcResponse, RequestId } from "../wire/jsonrpc.js";
+import type { InFlight, RequestScope, Sink } from "./request.js";
+
+/** Legacy per-session state. */
+export interface LegacySession {
+  revision: Revision;
+  clientCapabilities: Record<string, unknown>;
+  clientInfo?: Record<string, unknown>;
+  /** notifications/initialized received. */
+  initialized: boolean;
+  /** Set by logging/setLevel. */
+  logLevel?: LoggingLevel;
+  subscriptions: Set<string>;
+  /** Server notifications held until notifications/initialized (only pings and logging may precede it), with their request. */
+  held: { message: JsonRpcMessage; requestId: RequestId; sink: Sink }[];
+  /** Resolves at notifications/initialized: server→client requests wait for it. */
+  ready: Promise<void>;
+  markReady: () => void;
+}
+
+/** What dispatch needs of the link a request came on (a stdio pipe, a legacy HTTP session). */
+export interface LegacyPeer {
+  readonly transport: "stdio" | "http";
+  /** Requests in flight on this link, by id: duplicate ids are refused, notifications/cancelled finds them. */
+  readonly inFlight: Map<RequestId, InFlight>;
+  /** The legacy session, once `initialize` was answered. */
+  session?: LegacySession;
+  /** Ends of this link's subscriptions/listen streams (the link's end ends them). */
+  readonly listens: Set<() => void>;
+  /** A server→client request (legacy only). */
+  askClient(scope: RequestScope, method: string, params: Record<string, unknown> | undefined): Promise<Record<string, unknown>>;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/**
+ * Answer `initialize`: echo a served legacy version, else counter-offer the newest served (also for a modern version:
+ * the modern era has no handshake). A missing or non-string version is -32602; a second initialize is -32600.
+ * Returns the response and, when the handshake succeeded, the new session.
+ * spec/2025-11-25/basic/lifecycle.mdx#version-negotiation
+ */
+export async function handshake(server: McpServer, current: LegacySession | undefined, req: JsonRpcRequest): Promise<{ response: JsonRpcResponse; session?: LegacySession }> {
+  const params = req.params ?? {};
+  const legacy = server.eras.legacy;
+  const requested = params.protocolVersion;
+  const newest = legacy[legacy.length - 1];
+  if (current) return { response: errorResponse(current.revision, req.id, errorCode(current.revision, "INVALID_REQUEST")!, "Invalid Request: already initialized") };
+  if (typeof requested !== "string") return { response: errorResponse(newest, req.id, errorCode(newest, "INVALID_PARAMS")!, "Invalid params: protocolVersion must be a string") };
+  const revision = (legacy as string[]).includes(requested) ? (requested as Revision) : newest;
+  const validators = await validatorsFor(revision);
+  const v = validators.clientRequestValidators.initialize;
+  if (v && !v(req)) return { response: errorResponse(revision, req.id, errorCode(revision, "INVALID_PARAMS")!, `Invalid params: ${describeErrors(v)}`) };
+  let markReady!: () => void;
+  const ready = new Promise<void>((r) => (markReady = r));
+  const session: LegacySession = {
+    revision,
+    clientCapabilities: isObject(params.capabilities) ? params.capabilities : {},
+    clientInfo: isObject(params.clientInfo) ? params.clientInfo : undefined,
+    initialized: false,
+    subscriptions: new Set(),
+    held: [],
+    ready,
+    markReady,
+  };
+  const result: Record<string, unknown> = { protocolVersion: revision, capabilities: server.capabilities(revision), serverInfo: server.serverInfo(revision) };
+  if (server.options.instructions && hasField(revision, "InitializeResult", "instructions")) result.instructions = server.options.instructions;
+  return { response: { jsonrpc: "2.0", id: req.id, result }, session };
+}
+
+/**
+ * notifications/initialized: the session is ready. Held notifications of requests still running go out (progress and
+ * the like mean nothing once their request has finished); server→client requests may now be sent.
+ */
+export function markInitialized(session: LegacySession, running: (id: RequestId) => boolean): void {
+  if (session.initialized) return;
+  session.initialized = true;
+  for (const h of session.held.splice(0)) if (running(h.requestId)) h.sink.send(h.message);
+  session.markReady();
+}
+
+/**
+ * The change notification a session is sent for `event`, if any: gated on the capability the server declared in the
+ * session's revision and, for resources/updated, on the session's subscription to the resource.
+ * spec/2025-11-25/server/tools.mdx#list-changed-notification, spec/2025-11-25/server/resources.mdx#subscriptions
+ */
+export function changeNotification(server: McpServer, session: LegacySession | undefined, event: ServerEvent): JsonRpcMessage | undefined {
+  if (!session || !session.initialized || event.filter === "end") return undefined;
+  const caps = server.capabilities(session.revision) as Record<string, Record<string, unknown> | undefined>;
+  const gate: Record<string, boolean> = {
+    toolsListChanged: caps.tools?.listChanged === true,
+    promptsListChanged: caps.prompts?.listChanged === true,
+    resourcesListChanged: caps.resources?.listChanged === true,
+    resourceSubscriptions: caps.resources?.subscribe === true && session.subscriptions.has(event.uri ?? ""),
+  };
+  if (!gate[event.filter] || !methodFlows(session.revision, event.method, "server→client")) return undefined;
+  return { jsonrpc: "2.0", method: event.method, params: event.uri === undefined ? {} : { uri: event.uri } };
+}

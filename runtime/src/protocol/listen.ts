@@ -1,0 +1,36 @@
+/**
+ * subscriptions/listen (modern): acknowledge first with the honoured filter, then deliver matching events tagged with
+ * the subscription id (the listen request's id) until the client cancels (no response then) or the server ends it (a
+ * result, preceded on stdio by notifications/cancelled). spec/2026-07-28/basic/patterns/subscriptions.mdx
+ */
+import type { McpServer, RequestContext } from "../server/server.js";
+import { META_SUBSCRIPTION_ID } from "../wire/meta.js";
+import type { LegacyPeer } from "./legacy-session.js";
+import type { Sink } from "./request.js";
+
+export async function listen(server: McpServer, params: Record<string, unknown>, ctx: RequestContext, sink: Sink, peer: LegacyPeer | undefined): Promise<Record<string, unknown>> {
+  const id = ctx.requestId;
+  const tagged = (p: Record<string, unknown>) => ({ ...p, _meta: { [META_SUBSCRIPTION_ID]: id } });
+  const filter = server.honourFilter((params.notifications ?? {}) as Record<string, unknown>);
+  sink.send({ jsonrpc: "2.0", method: "notifications/subscriptions/acknowledged", params: tagged({ notifications: filter }) });
+  let end!: () => void;
+  const ended = new Promise<void>((r) => (end = r));
+  const stop = server.onEvent((e) => {
+    if (ctx.signal.aborted) return;
+    if (e.filter === "end") return end();
+    const wanted = e.filter === "resourceSubscriptions" ? (filter.resourceSubscriptions as string[] | undefined)?.includes(e.uri ?? "") : filter[e.filter] === true;
+    if (wanted) sink.send({ jsonrpc: "2.0", method: e.method, params: tagged(e.uri === undefined ? {} : { uri: e.uri }) });
+  });
+  ctx.signal.addEventListener("abort", () => end());
+  peer?.listens.add(end);
+  try {
+    await ended;
+  } finally {
+    stop();
+    peer?.listens.delete(end);
+  }
+  if (!ctx.signal.aborted && peer?.transport === "stdio") {
+    sink.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id, reason: "the server ended the subscription" } });
+  }
+  return { _meta: { [META_SUBSCRIPTION_ID]: id } };
+}
