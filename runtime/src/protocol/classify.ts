@@ -144,7 +144,7 @@ function modern(message: InboundMessage, meta: Record<string, unknown> | undefin
     if (message.kind === "response") return reject(known, 400, "INVALID_REQUEST", "Invalid Request: a client sends only requests and notifications");
     return { kind: "modern", revision: known };
   }
-  if (header && hasHeader(known, "MCP-Protocol-Version") && versionHeader === undefined) return reject(known, 400, "HEADER_MISMATCH", "Header mismatch: the MCP-Protocol-Version header is required");
+  if (header && headerRules(known).version && versionHeader === undefined) return reject(known, 400, "HEADER_MISMATCH", "Header mismatch: the MCP-Protocol-Version header is required");
   const capabilities = meta?.[META_CLIENT_CAPABILITIES];
   // Both _meta fields are REQUIRED; missing is -32602 (spec/2026-07-28/basic/index.mdx#_meta).
   if (typeof version !== "string" || !isObject(capabilities)) {
@@ -192,13 +192,14 @@ function headerMismatch(
 ): string | undefined {
   const method = message.method!;
   const params = message.params ?? {};
-  if (hasHeader(revision, "MCP-Protocol-Version") && versionHeader !== version) return `MCP-Protocol-Version header value '${versionHeader}' does not match body value '${version}'`;
-  if (hasHeader(revision, "Mcp-Method")) {
+  const rules = headerRules(revision);
+  if (rules.version && versionHeader !== version) return `MCP-Protocol-Version header value '${versionHeader}' does not match body value '${version}'`;
+  if (rules.method) {
     const h = header("mcp-method");
     if (h === undefined) return "the Mcp-Method header is required";
     if (h !== method) return `Mcp-Method header value '${h}' does not match body value '${method}'`;
   }
-  const field = nameField(revision, method);
+  const field = rules.nameFields.get(method);
   if (field !== undefined) {
     const body = params[field];
     const raw = header("mcp-name");
@@ -209,7 +210,7 @@ function headerMismatch(
       if (decoded !== body) return `Mcp-Name header value '${raw}' does not match body value '${body}'`;
     }
   }
-  if (hasHeader(revision, "Mcp-Param-X") && typeof params.name === "string" && paramHeaders) {
+  if (rules.params && typeof params.name === "string" && paramHeaders) {
     for (const p of paramHeaders(params.name) ?? []) {
       const value = valueAt(params.arguments, p.path);
       const raw = header(p.header);
@@ -228,19 +229,27 @@ function headerMismatch(
   return undefined;
 }
 
-const nameFields = new Map<Revision, Map<string, string>>();
-/** The params field that Mcp-Name mirrors for `method` in `revision` (rules: nameHeaderSources). */
-function nameField(revision: Revision, method: string): string | undefined {
-  let table = nameFields.get(revision);
-  if (!table) {
-    table = new Map();
+/** A revision's Streamable HTTP header rules, from the rules module, computed once (this runs for every request). */
+interface HeaderRules {
+  version: boolean;
+  method: boolean;
+  params: boolean;
+  /** method → the params field Mcp-Name mirrors. */
+  nameFields: Map<string, string>;
+}
+const headerRuleCache = new Map<Revision, HeaderRules>();
+function headerRules(revision: Revision): HeaderRules {
+  let rules = headerRuleCache.get(revision);
+  if (!rules) {
+    const nameFields = new Map<string, string>();
     for (const pair of nameHeaderSources(revision)) {
       const i = pair.lastIndexOf(":");
-      table.set(pair.slice(0, i), pair.slice(i + 1));
+      nameFields.set(pair.slice(0, i), pair.slice(i + 1));
     }
-    nameFields.set(revision, table);
+    rules = { version: hasHeader(revision, "MCP-Protocol-Version"), method: hasHeader(revision, "Mcp-Method"), params: hasHeader(revision, "Mcp-Param-X"), nameFields };
+    headerRuleCache.set(revision, rules);
   }
-  return table.get(method);
+  return rules;
 }
 
 /** The legacy revision whose codes shape errors to a peer that has not negotiated one: the newest served, else the newest known. */
