@@ -711,6 +711,21 @@ describe("McpClient over HTTP (StreamableHttpClientTransport, SseClientTransport
   });
 });
 
+describe.each(SSE_ONLY)("a %s client on the Streamable HTTP endpoint", (revision) => {
+  // The revision predates Streamable HTTP (rules: transports) and so defines no sessions (rules: hasSessions), but a
+  // client that negotiates it there still needs its state kept: it gets a session like any legacy client.
+  it("gets its version echoed and a session", async () => {
+    expect(rules.hasSessions(revision)).toBe(false);
+    const r = await raw(fx.url, { headers: jsonPost(), body: initializeBody(revision) });
+    expect(r.status).toBe(200);
+    expect(r.messages.at(-1).result.protocolVersion).toBe(revision);
+    const sid = r.headers["mcp-session-id"] as string;
+    expect(sid).toMatch(/^[\x21-\x7e]+$/);
+    const list = await raw(fx.url, { headers: jsonPost({ "mcp-session-id": sid }), body: { jsonrpc: "2.0", id: 2, method: "tools/list" } });
+    expect(list.messages.at(-1).result.tools.length).toBeGreaterThan(0);
+  });
+});
+
 describe("a modern-only server over HTTP (revisions: [2026-07-28])", () => {
   let mfx: Fixture;
   beforeAll(async () => {

@@ -9,7 +9,7 @@
  */
 import { classify, classifyBatch, legacyHeaderCheck, type Classification, type InboundFacts } from "../../protocol/classify.js";
 import { InFlight } from "../../protocol/request.js";
-import { type Revision, errorCode, resumableStreams } from "../../rules.js";
+import { type Revision, errorCode, hasSessions, resumableStreams, transports } from "../../rules.js";
 import type { ProtocolCore } from "../../protocol/core.js";
 import { errorResponse } from "../../wire/errors.js";
 import { fixedHttpStatus } from "../../wire/http-status.js";
@@ -163,6 +163,14 @@ export class HttpEndpoint {
   register(session: LegacyHttpSession, res: Reply): void {
     if (session.connection.session === undefined) {
       // The handshake failed: no session.
+      session.connection.close();
+      return;
+    }
+    // Sessions exist where the negotiated revision defines them (rules: hasSessions). A revision that predates Streamable
+    // HTTP (2024-11-05, rules: transports) defines none, but a client that negotiated it here still needs its state
+    // kept, so it gets one too. spec/2025-03-26/basic/transports.mdx#session-management
+    const revision = session.connection.session.revision;
+    if (!hasSessions(revision) && transports(revision).includes("streamable-http")) {
       session.connection.close();
       return;
     }
