@@ -1,40 +1,35 @@
 /**
  * The Streamable HTTP endpoint, for both eras on one endpoint, and the deprecated HTTP+SSE transport (off unless
  * enabled). The message's path: security (security.ts) → body (body.ts) → classify (protocol/classify.ts) → the
- * legacy session (sessions.ts) or a stateless modern exchange → the Connection → the exchange's JSON or SSE
+ * legacy session (legacy.ts, sessions.ts) or a stateless modern exchange → the Connection → the exchange's JSON or SSE
  * (exchange.ts). Nothing here names a revision: every rule that differs by revision is asked of the rules module.
  *
  * spec/2026-07-28/basic/transports/streamable-http.mdx
  * spec/2025-11-25/basic/transports.mdx#streamable-http
  */
-import { classify, classifyBatch, legacyHeaderCheck, type Classification, type InboundFacts } from "../../protocol/classify.js";
-import { InFlight } from "../../protocol/request.js";
-import { type Revision, errorCode, hasSessions, resumableStreams, transports } from "../../rules.js";
+import { classify, classifyBatch, type Classification, type InboundFacts } from "../../protocol/classify.js";
 import type { ProtocolCore } from "../../protocol/core.js";
-import { errorResponse } from "../../wire/errors.js";
+import { InFlight } from "../../protocol/request.js";
+import { type Revision, errorCode } from "../../rules.js";
 import { fixedHttpStatus } from "../../wire/http-status.js";
 import type { JsonRpcMessage, RequestId } from "../../wire/jsonrpc.js";
-import { ANY, inboundOf, isId, isJsonType, isObject, one, parseAccept, type Accept } from "./body.js";
+import { inboundOf, isId, isJsonType, isObject, one, parseAccept, type Accept } from "./body.js";
 import { Exchange } from "./exchange.js";
-import type { HeaderBag, Incoming, Reply } from "./io.js";
-import { SseSession } from "./legacy-sse.js";
+import type { Incoming, Reply } from "./io.js";
+import { LegacyStreamableHttp } from "./legacy.js";
+import { LegacySseTransport } from "./legacy-sse.js";
 import type { HandlerOptions } from "./options.js";
+import { logError, replyError } from "./respond.js";
 import { AccessPolicy } from "./security.js";
-import { LegacyHttpSession, newSessionId } from "./sessions.js";
+import type { LegacyHttpSession } from "./sessions.js";
 import { SSE_HEADERS } from "./sse.js";
+
 
 type Headers = Record<string, string>;
 
 const utf8 = new TextDecoder();
 const LISTEN_METHOD = "subscriptions/listen";
 
-/** Report a failure of the runtime's own on stderr (console.error where a platform has no process.stderr). */
-export function logError(err: unknown): void {
-  const text = `mcp runtime: ${String((err as Error)?.stack ?? err)}\n`;
-  const stderr = (globalThis as { process?: { stderr?: { write?: (s: string) => void } } }).process?.stderr;
-  if (stderr?.write) stderr.write(text);
-  else console.error(text.trimEnd());
-}
 /**
  * The MCP endpoint: routing, security checks, sessions and streams for one McpServer, independent of what serves the
  * HTTP (node.ts: node:http and its frameworks; fetch.ts: web-standard Request/Response).
@@ -42,13 +37,13 @@ export function logError(err: unknown): void {
 export class HttpEndpoint {
   readonly path?: string;
   private readonly maxBody: number;
-  private readonly sessions = new Map<string, LegacyHttpSession>();
-  private readonly sseSessions = new Map<string, SseSession>();
+  readonly legacy = new LegacyStreamableHttp(this);
+  private readonly sse = new LegacySseTransport(this);
   private readonly streams = new Set<Reply>();
   private readonly access: AccessPolicy;
   private readonly fallback: Revision;
   private timers?: ReturnType<typeof setInterval>[];
-  private readonly servesLegacy: boolean;
+  readonly servesLegacy: boolean;
 
   /** @param bound serveHttp's bound interface and port (see AccessPolicy). */
   constructor(
@@ -79,19 +74,9 @@ export class HttpEndpoint {
       for (const s of this.streams) if (!s.destroyed) s.write(":\n\n");
     }, o.keepAliveMs ?? 15_000);
     const idleMs = o.sessionIdleMs ?? 30 * 60_000;
-    const sweep = setInterval(() => this.sweep(idleMs), Math.min(60_000, Math.max(1000, idleMs / 2)));
+    const sweep = setInterval(() => this.legacy.sweep(idleMs), Math.min(60_000, Math.max(1000, idleMs / 2)));
     for (const t of [keepAlive, sweep]) (t as { unref?: () => void }).unref?.();
     this.timers = [keepAlive, sweep];
-  }
-
-  private sweep(idleMs: number): void {
-    const now = Date.now();
-    for (const [id, s] of this.sessions) {
-      if (s.active === 0 && !s.stream && now - s.lastSeen > idleMs) {
-        this.sessions.delete(id);
-        s.terminate();
-      }
-    }
   }
 
   private closing = false;
@@ -114,10 +99,8 @@ export class HttpEndpoint {
   close(): void {
     this.closing = true;
     for (const t of this.timers ?? []) clearInterval(t);
-    for (const s of this.sessions.values()) s.terminate();
-    this.sessions.clear();
-    for (const s of this.sseSessions.values()) s.connection.close();
-    this.sseSessions.clear();
+    this.legacy.close();
+    this.sse.close();
     for (const s of this.streams) s.end();
     this.streams.clear();
   }
@@ -136,16 +119,11 @@ export class HttpEndpoint {
 
   // ---- responses that never reach a Connection ----
 
-  private reject(res: Reply, status: number, code: number, message: string, id?: RequestId | null, revision = this.fallback, headers?: Headers, data?: unknown): void {
-    if (res.headersSent || res.destroyed) return;
-    const body = JSON.stringify(errorResponse(revision, id, code, message, data));
-    if (headers) for (const k in headers) res.setHeader(k, headers[k]);
-    res.statusCode = status;
-    res.setHeader("content-type", "application/json");
-    res.end(body);
+  reject(res: Reply, status: number, code: number, message: string, id?: RequestId | null, revision = this.fallback, headers?: Headers, data?: unknown): void {
+    replyError(res, status, revision, code, message, id, headers, data);
   }
 
-  private invalidRequest(res: Reply, status: number, message: string, id?: RequestId | null, headers?: Headers): void {
+  invalidRequest(res: Reply, status: number, message: string, id?: RequestId | null, headers?: Headers): void {
     this.reject(res, status, errorCode(this.fallback, "INVALID_REQUEST")!, message, id, this.fallback, headers);
   }
 
@@ -160,23 +138,9 @@ export class HttpEndpoint {
     this.streams.delete(res);
   }
 
+  /** Keep `session` if its handshake succeeded (legacy.ts). */
   register(session: LegacyHttpSession, res: Reply): void {
-    if (session.connection.session === undefined) {
-      // The handshake failed: no session.
-      session.connection.close();
-      return;
-    }
-    // Sessions exist where the negotiated revision defines them (rules: hasSessions). A revision that predates Streamable
-    // HTTP (2024-11-05, rules: transports) defines none, but a client that negotiated it here still needs its state
-    // kept, so it gets one too. spec/2025-03-26/basic/transports.mdx#session-management
-    const revision = session.connection.session.revision;
-    if (!hasSessions(revision) && transports(revision).includes("streamable-http")) {
-      session.connection.close();
-      return;
-    }
-    session.registered = true;
-    this.sessions.set(session.id, session);
-    res.setHeader("mcp-session-id", session.id);
+    this.legacy.register(session, res);
   }
 
   // ---- routing ----
@@ -192,7 +156,7 @@ export class HttpEndpoint {
     }
   }
 
-  private internalError(res: Reply, err: unknown): void {
+  internalError(res: Reply, err: unknown): void {
     logError(err);
     if (!res.headersSent && !res.destroyed) this.reject(res, 500, errorCode(this.fallback, "INTERNAL_ERROR")!, "Internal error");
     else if (!res.writableEnded) res.end();
@@ -226,8 +190,8 @@ export class HttpEndpoint {
     const q = url.indexOf("?");
     const pathname = q < 0 ? url : url.slice(0, q);
     if (this.options.legacySse) {
-      if (pathname === (this.options.ssePath ?? "/sse") && req.method === "GET") return this.openSse(req, res);
-      if (pathname === (this.options.messagesPath ?? "/messages") && req.method === "POST") return this.ssePost(req, res, url.slice(q + 1));
+      if (pathname === (this.options.ssePath ?? "/sse") && req.method === "GET") return this.sse.open(req, res);
+      if (pathname === (this.options.messagesPath ?? "/messages") && req.method === "POST") return this.sse.post(req, res, url.slice(q + 1));
     }
     // No path (a mounted handler): whatever reaches the handler is for the endpoint.
     if (this.path !== undefined && pathname !== this.path) return this.invalidRequest(res, 404, `Not Found: ${pathname}`);
@@ -235,9 +199,9 @@ export class HttpEndpoint {
       case "POST":
         return this.post(req, res);
       case "GET":
-        return this.get(req, res);
+        return this.legacy.get(req, res);
       case "DELETE":
-        return this.delete(req, res);
+        return this.legacy.delete(req, res);
       case "OPTIONS":
         return this.preflight(req, res);
       default:
@@ -254,7 +218,7 @@ export class HttpEndpoint {
   }
 
   /** Content-Type, Accept, body and JSON: the checks every POST passes before its era matters. */
-  private readJson(req: Incoming, res: Reply, accept: Accept, done: (value: unknown) => void): void {
+  readJson(req: Incoming, res: Reply, accept: Accept, done: (value: unknown) => void): void {
     if (!isJsonType(one(req.headers["content-type"]))) return this.invalidRequest(res, 415, "Unsupported Media Type: Content-Type must be application/json");
     if (!accept.json && !accept.sse) return this.invalidRequest(res, 406, "Not Acceptable: Accept must allow application/json or text/event-stream");
     const accepted = (value: unknown) => {
@@ -289,7 +253,7 @@ export class HttpEndpoint {
       if (!Array.isArray(value) && !isObject(value)) return this.invalidRequest(res, 400, "Invalid Request: the body must be a JSON-RPC message");
       const headers = req.headers;
       const sid = this.servesLegacy ? one(headers["mcp-session-id"]) : undefined;
-      const session = sid === undefined ? undefined : this.sessions.get(sid);
+      const session = sid === undefined ? undefined : this.legacy.sessions.get(sid);
       const facts: InboundFacts = {
         transport: "http",
         header: (name) => one(headers[name]),
@@ -302,7 +266,7 @@ export class HttpEndpoint {
       const id = isObject(value) && isId(value.id) ? value.id : null;
       if (route.kind === "reject") return this.reject(res, route.status, route.error.code, route.error.message, id, route.revision, undefined, route.error.data);
       if (route.kind === "modern") return this.modernPost(res, value as Record<string, unknown>, accept, route);
-      this.legacyPost(res, value, accept, session);
+      this.legacy.post(res, value, accept, session);
     });
   }
 
@@ -331,139 +295,5 @@ export class HttpEndpoint {
         (err) => this.internalError(res, err),
       );
     else exchange.done();
-  }
-
-  // ---- legacy Streamable HTTP ----
-
-  /** GET and DELETE name a session: unknown is 404, and a MCP-Protocol-Version header must name a served legacy revision. */
-  private sessionOf(res: Reply, headers: HeaderBag): LegacyHttpSession | undefined {
-    const s = this.sessions.get(one(headers["mcp-session-id"])!);
-    if (!s) {
-      this.invalidRequest(res, 404, "Not Found: unknown or terminated session; send initialize to start a new one", null);
-      return undefined;
-    }
-    const wrong = legacyHeaderCheck({ header: (name) => one(headers[name]), served: this.core.eras });
-    if (wrong) {
-      this.reject(res, wrong.status, wrong.error.code, wrong.error.message, null, wrong.revision);
-      return undefined;
-    }
-    return s;
-  }
-
-  /** A legacy POST, classified: in `session`, or (none) an initialize that mints one if its handshake succeeds. */
-  private legacyPost(res: Reply, value: unknown, accept: Accept, session: LegacyHttpSession | undefined): void {
-    let minting: LegacyHttpSession | undefined;
-    if (!session) {
-      const id = isObject(value) && isId(value.id) ? value.id : null;
-      if (this.sessions.size >= (this.options.maxSessions ?? 10_000)) return this.invalidRequest(res, 503, "Service Unavailable: too many sessions", id);
-      // 2024-11-05 had no Streamable HTTP; a client that negotiates it here still needs its state kept, so every
-      // successful initialize gets a session. The id is cryptographically random, visible ASCII.
-      session = minting = new LegacyHttpSession(this, newSessionId());
-    }
-    session.lastSeen = Date.now();
-    session.active++;
-    const revision = session.connection.session?.revision ?? this.core.eras.legacy.at(-1)!;
-    const exchange = new Exchange(this, res, accept, revision, session);
-    exchange.minting = minting;
-    const isRequest = (m: unknown) => isObject(m) && typeof m.method === "string" && "id" in m;
-    exchange.request = Array.isArray(value) ? value.some(isRequest) : isRequest(value);
-    res.once("close", () => exchange.closed());
-    const s = session;
-    s.connection.receive(value, exchange).then(
-      () => {
-        s.active--;
-        s.lastSeen = Date.now();
-        exchange.done();
-      },
-      (err) => {
-        s.active--;
-        this.internalError(res, err);
-      },
-    );
-  }
-
-  private get(req: Incoming, res: Reply): void {
-    const headers = req.headers;
-    // No session: nothing to stream (the modern era has no GET stream). spec/2026-07-28/basic/transports/streamable-http.mdx#backward-compatibility
-    if (headers["mcp-session-id"] === undefined || !this.servesLegacy) {
-      return this.invalidRequest(res, 405, "Method Not Allowed: GET needs a legacy session (Mcp-Session-Id)", null, { allow: "POST" });
-    }
-    if (!parseAccept(one(headers.accept)).sse) return this.invalidRequest(res, 406, "Not Acceptable: a GET stream needs Accept: text/event-stream");
-    const session = this.sessionOf(res, headers);
-    if (!session) return;
-    session.lastSeen = Date.now();
-    const revision = session.connection.session?.revision;
-    const lastEventId = one(headers["last-event-id"]);
-    // Resumption: replay what followed Last-Event-ID on the stream it names, and only there. spec/2025-11-25/basic/transports.mdx#resumability-and-redelivery
-    const resumed = revision && lastEventId !== undefined && resumableStreams(revision) ? session.lookup(lastEventId) : undefined;
-    if (resumed === "unknown") {
-      // A stream of this session that is no longer kept (or never was): nothing to replay, and the GET stream is not
-      // what was asked for. The stream ends at once; a client that still waits for a response there will not get it.
-      this.startSse(res, 200, session);
-      this.untrack(res);
-      res.end();
-      return;
-    }
-    if (resumed && resumed.stream !== session.standalone) {
-      if (resumed.stream.res && !resumed.stream.res.destroyed) return this.invalidRequest(res, 409, "Conflict: that stream is already connected");
-      this.startSse(res, 200, session);
-      res.once("close", () => this.untrack(res));
-      resumed.stream.resume(res, resumed.after);
-      return;
-    }
-    // One GET stream per session, so that no message goes to two streams.
-    if (session.stream && !session.stream.destroyed) return this.invalidRequest(res, 409, "Conflict: this session already has a GET stream");
-    session.stream = res;
-    this.startSse(res, 200, session);
-    if (revision && resumableStreams(revision)) {
-      session.standalone ??= session.openStream(res, false);
-      if (resumed) session.standalone.resume(res, resumed.after);
-      else session.standalone.attach(res);
-    }
-    for (const m of session.backlog.splice(0)) session.send(m);
-    res.once("close", () => {
-      this.untrack(res);
-      if (session.stream === res) session.stream = undefined;
-      session.lastSeen = Date.now();
-    });
-  }
-
-  private delete(req: Incoming, res: Reply): void {
-    const headers = req.headers;
-    if (headers["mcp-session-id"] === undefined || !this.servesLegacy) {
-      return this.invalidRequest(res, 405, "Method Not Allowed: DELETE needs a legacy session (Mcp-Session-Id)", null, { allow: "POST" });
-    }
-    const session = this.sessionOf(res, headers);
-    if (!session) return;
-    this.sessions.delete(session.id);
-    session.terminate();
-    res.writeHead(200).end();
-  }
-
-  // ---- HTTP+SSE (2024-11-05, deprecated; legacy-sse.ts) ----
-
-  private openSse(req: Incoming, res: Reply): void {
-    if (!parseAccept(one(req.headers.accept)).sse) return this.invalidRequest(res, 406, "Not Acceptable: the SSE endpoint needs Accept: text/event-stream");
-    const id = newSessionId();
-    const session = new SseSession(this.core, res);
-    this.sseSessions.set(id, session);
-    this.startSse(res, 200);
-    // The first event names the POST endpoint, with this session's id. spec/2024-11-05/basic/transports.mdx#http-with-sse
-    res.write(`event: endpoint\ndata: ${this.options.messagesPath ?? "/messages"}?sessionId=${id}\n\n`);
-    res.once("close", () => {
-      this.untrack(res);
-      this.sseSessions.delete(id);
-      session.connection.close();
-    });
-  }
-
-  private ssePost(req: Incoming, res: Reply, query: string): void {
-    const id = new URLSearchParams(query).get("sessionId") ?? "";
-    const session = this.sseSessions.get(id);
-    if (!session) return this.invalidRequest(res, 404, "Not Found: unknown or closed SSE session");
-    this.readJson(req, res, ANY, (value) => {
-      res.writeHead(202).end("Accepted");
-      session.connection.receive(value).catch(logError);
-    });
   }
 }

@@ -6,7 +6,11 @@
 import type { Connection, Sink } from "../../protocol/connection.js";
 import type { ProtocolCore } from "../../protocol/core.js";
 import type { JsonRpcMessage } from "../../wire/jsonrpc.js";
-import type { Reply } from "./io.js";
+import { ANY, one, parseAccept } from "./body.js";
+import type { HttpEndpoint } from "./endpoint.js";
+import type { Incoming, Reply } from "./io.js";
+import { logError } from "./respond.js";
+import { newSessionId } from "./sessions.js";
 import { PacedOutput } from "../paced.js";
 import { sseEvent } from "./sse.js";
 
@@ -31,5 +35,43 @@ export class SseSession implements Sink {
   }
   send(message: JsonRpcMessage): void {
     if (!this.res.destroyed) this.out.push(sseEvent(message), message);
+  }
+}
+
+/** The HTTP+SSE endpoints (GET `ssePath`, POST `messagesPath`) and their sessions. */
+export class LegacySseTransport {
+  readonly sessions = new Map<string, SseSession>();
+
+  constructor(private readonly t: HttpEndpoint) {}
+
+  /** End every session. */
+  close(): void {
+    for (const s of this.sessions.values()) s.connection.close();
+    this.sessions.clear();
+  }
+
+  open(req: Incoming, res: Reply): void {
+    if (!parseAccept(one(req.headers.accept)).sse) return this.t.invalidRequest(res, 406, "Not Acceptable: the SSE endpoint needs Accept: text/event-stream");
+    const id = newSessionId();
+    const session = new SseSession(this.t.core, res);
+    this.sessions.set(id, session);
+    this.t.startSse(res, 200);
+    // The first event names the POST endpoint, with this session's id. spec/2024-11-05/basic/transports.mdx#http-with-sse
+    res.write(`event: endpoint\ndata: ${this.t.options.messagesPath ?? "/messages"}?sessionId=${id}\n\n`);
+    res.once("close", () => {
+      this.t.untrack(res);
+      this.sessions.delete(id);
+      session.connection.close();
+    });
+  }
+
+  post(req: Incoming, res: Reply, query: string): void {
+    const id = new URLSearchParams(query).get("sessionId") ?? "";
+    const session = this.sessions.get(id);
+    if (!session) return this.t.invalidRequest(res, 404, "Not Found: unknown or closed SSE session");
+    this.t.readJson(req, res, ANY, (value) => {
+      res.writeHead(202).end("Accepted");
+      session.connection.receive(value).catch(logError);
+    });
   }
 }

@@ -1,0 +1,172 @@
+/**
+ * Legacy Streamable HTTP (2025-03-26 to 2025-11-25): the sessions an initialize mints (Mcp-Session-Id), their POSTs,
+ * their GET streams (with resumption by Last-Event-ID) and their DELETE.
+ * spec/2025-11-25/basic/transports.mdx#session-management, spec/2025-11-25/basic/transports.mdx#resumability-and-redelivery
+ */
+import { legacyHeaderCheck } from "../../protocol/classify.js";
+import { hasSessions, resumableStreams, transports } from "../../rules.js";
+import { isId, isObject, one, parseAccept, type Accept } from "./body.js";
+import type { HttpEndpoint } from "./endpoint.js";
+import { Exchange } from "./exchange.js";
+import type { HeaderBag, Incoming, Reply } from "./io.js";
+import { LegacyHttpSession, newSessionId } from "./sessions.js";
+
+export class LegacyStreamableHttp {
+  readonly sessions = new Map<string, LegacyHttpSession>();
+
+  constructor(private readonly t: HttpEndpoint) {}
+
+  register(session: LegacyHttpSession, res: Reply): void {
+    if (session.connection.session === undefined) {
+      // The handshake failed: no session.
+      session.connection.close();
+      return;
+    }
+    // Sessions exist where the negotiated revision defines them (rules: hasSessions). A revision that predates Streamable
+    // HTTP (2024-11-05, rules: transports) defines none, but a client that negotiated it here still needs its state
+    // kept, so it gets one too. spec/2025-03-26/basic/transports.mdx#session-management
+    const revision = session.connection.session.revision;
+    if (!hasSessions(revision) && transports(revision).includes("streamable-http")) {
+      session.connection.close();
+      return;
+    }
+    session.registered = true;
+    this.sessions.set(session.id, session);
+    res.setHeader("mcp-session-id", session.id);
+  }
+
+  sweep(idleMs: number): void {
+    const now = Date.now();
+    for (const [id, s] of this.sessions) {
+      if (s.active === 0 && !s.stream && now - s.lastSeen > idleMs) {
+        this.sessions.delete(id);
+        s.terminate();
+      }
+    }
+  }
+
+  /** Characters of SSE events kept for replay, across sessions. */
+  private replayChars = 0;
+
+  /** Room for `chars` more characters of replay log across sessions (HandlerOptions.replayBufferBytes). */
+  reserveReplay(chars: number): boolean {
+    if (this.replayChars + chars > (this.t.options.replayBufferBytes ?? 64 * 1024 * 1024)) return false;
+    this.replayChars += chars;
+    return true;
+  }
+
+  releaseReplay(chars: number): void {
+    this.replayChars -= chars;
+  }
+
+  /** End every session. */
+  close(): void {
+    for (const s of this.sessions.values()) s.terminate();
+    this.sessions.clear();
+  }
+
+  /** GET and DELETE name a session: unknown is 404, and a MCP-Protocol-Version header must name a served legacy revision. */
+  private sessionOf(res: Reply, headers: HeaderBag): LegacyHttpSession | undefined {
+    const s = this.sessions.get(one(headers["mcp-session-id"])!);
+    if (!s) {
+      this.t.invalidRequest(res, 404, "Not Found: unknown or terminated session; send initialize to start a new one", null);
+      return undefined;
+    }
+    const wrong = legacyHeaderCheck({ header: (name) => one(headers[name]), served: this.t.core.eras });
+    if (wrong) {
+      this.t.reject(res, wrong.status, wrong.error.code, wrong.error.message, null, wrong.revision);
+      return undefined;
+    }
+    return s;
+  }
+
+  /** A legacy POST, classified: in `session`, or (none) an initialize that mints one if its handshake succeeds. */
+  post(res: Reply, value: unknown, accept: Accept, session: LegacyHttpSession | undefined): void {
+    let minting: LegacyHttpSession | undefined;
+    if (!session) {
+      const id = isObject(value) && isId(value.id) ? value.id : null;
+      if (this.sessions.size >= (this.t.options.maxSessions ?? 10_000)) return this.t.invalidRequest(res, 503, "Service Unavailable: too many sessions", id);
+      // 2024-11-05 had no Streamable HTTP; a client that negotiates it here still needs its state kept, so every
+      // successful initialize gets a session. The id is cryptographically random, visible ASCII.
+      session = minting = new LegacyHttpSession(this.t, newSessionId());
+    }
+    session.lastSeen = Date.now();
+    session.active++;
+    const revision = session.connection.session?.revision ?? this.t.core.eras.legacy.at(-1)!;
+    const exchange = new Exchange(this.t, res, accept, revision, session);
+    exchange.minting = minting;
+    const isRequest = (m: unknown) => isObject(m) && typeof m.method === "string" && "id" in m;
+    exchange.request = Array.isArray(value) ? value.some(isRequest) : isRequest(value);
+    res.once("close", () => exchange.closed());
+    const s = session;
+    s.connection.receive(value, exchange).then(
+      () => {
+        s.active--;
+        s.lastSeen = Date.now();
+        exchange.done();
+      },
+      (err) => {
+        s.active--;
+        this.t.internalError(res, err);
+      },
+    );
+  }
+
+  get(req: Incoming, res: Reply): void {
+    const headers = req.headers;
+    // No session: nothing to stream (the modern era has no GET stream). spec/2026-07-28/basic/transports/streamable-http.mdx#backward-compatibility
+    if (headers["mcp-session-id"] === undefined || !this.t.servesLegacy) {
+      return this.t.invalidRequest(res, 405, "Method Not Allowed: GET needs a legacy session (Mcp-Session-Id)", null, { allow: "POST" });
+    }
+    if (!parseAccept(one(headers.accept)).sse) return this.t.invalidRequest(res, 406, "Not Acceptable: a GET stream needs Accept: text/event-stream");
+    const session = this.sessionOf(res, headers);
+    if (!session) return;
+    session.lastSeen = Date.now();
+    const revision = session.connection.session?.revision;
+    const lastEventId = one(headers["last-event-id"]);
+    // Resumption: replay what followed Last-Event-ID on the stream it names, and only there. spec/2025-11-25/basic/transports.mdx#resumability-and-redelivery
+    const resumed = revision && lastEventId !== undefined && resumableStreams(revision) ? session.lookup(lastEventId) : undefined;
+    if (resumed === "unknown") {
+      // A stream of this session that is no longer kept (or never was): nothing to replay, and the GET stream is not
+      // what was asked for. The stream ends at once; a client that still waits for a response there will not get it.
+      this.t.startSse(res, 200, session);
+      this.t.untrack(res);
+      res.end();
+      return;
+    }
+    if (resumed && resumed.stream !== session.standalone) {
+      if (resumed.stream.res && !resumed.stream.res.destroyed) return this.t.invalidRequest(res, 409, "Conflict: that stream is already connected");
+      this.t.startSse(res, 200, session);
+      res.once("close", () => this.t.untrack(res));
+      resumed.stream.resume(res, resumed.after);
+      return;
+    }
+    // One GET stream per session, so that no message goes to two streams.
+    if (session.stream && !session.stream.destroyed) return this.t.invalidRequest(res, 409, "Conflict: this session already has a GET stream");
+    session.stream = res;
+    this.t.startSse(res, 200, session);
+    if (revision && resumableStreams(revision)) {
+      session.standalone ??= session.openStream(res, false);
+      if (resumed) session.standalone.resume(res, resumed.after);
+      else session.standalone.attach(res);
+    }
+    for (const m of session.backlog.splice(0)) session.send(m);
+    res.once("close", () => {
+      this.t.untrack(res);
+      if (session.stream === res) session.stream = undefined;
+      session.lastSeen = Date.now();
+    });
+  }
+
+  delete(req: Incoming, res: Reply): void {
+    const headers = req.headers;
+    if (headers["mcp-session-id"] === undefined || !this.t.servesLegacy) {
+      return this.t.invalidRequest(res, 405, "Method Not Allowed: DELETE needs a legacy session (Mcp-Session-Id)", null, { allow: "POST" });
+    }
+    const session = this.sessionOf(res, headers);
+    if (!session) return;
+    this.sessions.delete(session.id);
+    session.terminate();
+    res.writeHead(200).end();
+  }
+}
