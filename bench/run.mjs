@@ -106,6 +106,17 @@ const SERVERS = [
       modern: ["runtime-echo.mjs", "--http"],
     },
   },
+  {
+    id: "runtime-fetch",
+    label: "runtime-fetch",
+    about:
+      "create-mcp-server runtime through server.fetchHandler() (web-standard Request/Response), served on Node by @hono/node-server",
+    requiresBuild: true,
+    http: {
+      "legacy-session": ["runtime-fetch.mjs"],
+      modern: ["runtime-fetch.mjs"],
+    },
+  },
 ].filter((s) => !only || only.includes(s.id));
 
 const SECTIONS = [
