@@ -10,10 +10,14 @@ export const isId = (v: unknown): v is RequestId => typeof v === "string" || (ty
 /** The first value of a header (Node gives repeated headers as arrays). */
 export const one = (h: string | string[] | undefined): string | undefined => (Array.isArray(h) ? h[0] : h);
 
-/** The classifier's view of a body that is one message (a malformed one is classified as the request it resembles). */
-export function inboundOf(value: Record<string, unknown>): InboundMessage {
+/**
+ * The classifier's view of a body that is one message, or why it is not a JSON-RPC message at all (answered with
+ * -32600 before its era matters, unless a legacy session answers it).
+ */
+export function inboundOf(value: Record<string, unknown>): InboundMessage | { invalid: string; id: RequestId | null } {
   const shape = inspect(value);
-  const kind = shape.type === "notification" ? "notification" : shape.type === "response" || shape.type === "malformed-response" ? "response" : "request";
+  if (shape.type === "invalid") return { invalid: shape.reason, id: shape.id };
+  const kind = shape.type === "notification" ? "notification" : shape.type === "request" ? "request" : "response";
   return { kind, method: typeof value.method === "string" ? value.method : undefined, params: isObject(value.params) ? value.params : undefined };
 }
 

@@ -24,7 +24,6 @@ import { AccessPolicy } from "./security.js";
 import type { LegacyHttpSession } from "./sessions.js";
 import { SSE_HEADERS } from "./sse.js";
 
-
 type Headers = Record<string, string>;
 
 const utf8 = new TextDecoder();
@@ -261,9 +260,12 @@ export class HttpEndpoint {
         served: this.core.eras,
         paramHeaders: this.core.paramHeaders,
       };
-      // The one decision of era and revision (protocol/classify.ts); everything below follows it.
-      const route = Array.isArray(value) ? classifyBatch(facts) : classify(inboundOf(value), facts);
       const id = isObject(value) && isId(value.id) ? value.id : null;
+      const message = Array.isArray(value) ? undefined : inboundOf(value);
+      // Not a JSON-RPC message: -32600 before any era question (a legacy session answers it by its own revision).
+      if (message && "invalid" in message && !session) return this.invalidRequest(res, 400, `Invalid Request: ${message.invalid}`, message.id);
+      // The one decision of era and revision (protocol/classify.ts); everything below follows it.
+      const route = !message ? classifyBatch(facts) : "invalid" in message ? ({ kind: "legacy" } as const) : classify(message, facts);
       if (route.kind === "reject") return this.reject(res, route.status, route.error.code, route.error.message, id, route.revision, undefined, route.error.data);
       if (route.kind === "modern") return this.modernPost(res, value as Record<string, unknown>, accept, route);
       this.legacy.post(res, value, accept, session);
