@@ -1,0 +1,44 @@
+/** completion/complete for prompt arguments and resource template variables. spec/2025-11-25/server/utilities/completion.mdx */
+import type { CompleteResult } from "../../../out/latest.js";
+import { McpError } from "../wire/jsonrpc.js";
+import { type Revision, errorCode } from "../rules.js";
+import type { Registry } from "./registry.js";
+import type { Completer } from "./types.js";
+
+/** Rank completion candidates by relevance to `value`: prefix matches, then substring matches, in the completer's order. */
+export function rankCompletions(candidates: string[], value: string): string[] {
+  const v = value.toLowerCase();
+  const prefix: string[] = [];
+  const inner: string[] = [];
+  for (const c of candidates) {
+    const l = c.toLowerCase();
+    if (l.startsWith(v)) prefix.push(c);
+    else if (l.includes(v)) inner.push(c);
+  }
+  return [...prefix, ...inner];
+}
+
+export async function complete(registry: Registry, revision: Revision, params: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const ref = params.ref as { type: string; name?: string; uri?: string };
+  const argument = params.argument as { name: string; value: string };
+  const context = { arguments: ((params.context as { arguments?: Record<string, string> } | undefined)?.arguments ?? {}) as Record<string, string> };
+  const invalid = errorCode(revision, "INVALID_PARAMS")!;
+  let completer: Completer | undefined;
+  if (ref.type === "ref/prompt") {
+    const prompt = registry.prompts.get(ref.name ?? "");
+    if (!prompt) throw new McpError(invalid, `Unknown prompt: ${ref.name}`);
+    completer = prompt.complete && Object.prototype.hasOwnProperty.call(prompt.complete, argument.name) ? prompt.complete[argument.name] : undefined;
+  } else if (ref.type === "ref/resource") {
+    const entry = registry.templates.find((t) => t.def.uriTemplate === ref.uri);
+    if (!entry && !registry.resources.has(ref.uri ?? "")) throw new McpError(invalid, `Unknown resource template: ${ref.uri}`);
+    const table = entry?.def.complete;
+    completer = table && Object.prototype.hasOwnProperty.call(table, argument.name) ? table[argument.name] : undefined;
+  } else {
+    throw new McpError(invalid, `Unknown reference type: ${ref.type}`);
+  }
+  const ranked = completer ? rankCompletions(await completer(argument.value, context), argument.value) : [];
+  // At most 100 values, sorted by relevance. spec/2025-11-25/server/utilities/completion.mdx
+  const values = ranked.slice(0, 100);
+  const completion: CompleteResult["completion"] = { values, total: ranked.length, hasMore: ranked.length > values.length };
+  return { completion };
+}

@@ -1,0 +1,17 @@
+/** Errors a handler may throw (or meet) that the runtime answers by the revision's rules. */
+
+/** Thrown by `ctx.elicit/sample/listRoots` when the client did not declare the capability the request needs. */
+export class MissingCapabilityError extends Error {
+  constructor(readonly requiredCapabilities: Record<string, unknown>) {
+    super(`the client did not declare the ${Object.keys(requiredCapabilities).join(", ")} capability`);
+    this.name = "MissingCapabilityError";
+  }
+}
+
+/** Throw from a resource handler for an unknown URI: answered with the revision's resource-not-found code and `data.uri`. */
+export class ResourceNotFoundError extends Error {
+  constructor(readonly uri: string) {
+    super(`Resource not found: ${uri}`);
+    this.name = "ResourceNotFoundError";
+  }
+}

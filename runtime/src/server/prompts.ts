@@ -1,0 +1,40 @@
+/** prompts/list and prompts/get. spec/2025-11-25/server/prompts.mdx */
+import { McpError } from "../wire/jsonrpc.js";
+import { conform } from "../wire/encode.js";
+import { type Revision, errorCode } from "../rules.js";
+import { page } from "./pagination.js";
+import { type Registry, inRevision, isPlainObject } from "./registry.js";
+import type { RequestContext } from "./types.js";
+
+export function listPrompts(registry: Registry, revision: Revision, params?: Record<string, unknown>): Record<string, unknown> {
+  const all = [...registry.prompts.values()]
+    .filter((p) => inRevision(p, revision))
+    .map((p) =>
+      conform(revision, "Prompt", {
+        name: p.name,
+        title: p.title,
+        description: p.description,
+        arguments: p.arguments?.map((a) => conform(revision, "PromptArgument", { ...a })),
+        icons: p.icons,
+        _meta: p._meta,
+      }),
+    );
+  const { items, nextCursor } = page("prompts", all, params, revision, registry.options.pageSize);
+  return { prompts: items, ...(nextCursor ? { nextCursor } : {}) };
+}
+
+/** Get a prompt: its required arguments must be given, and its handler must return a messages array. */
+export async function getPrompt(registry: Registry, revision: Revision, params: Record<string, unknown>, ctx: RequestContext): Promise<Record<string, unknown>> {
+  const name = params.name as string;
+  const found = registry.prompts.get(name);
+  const prompt = found && inRevision(found, revision) ? found : undefined;
+  const invalid = errorCode(revision, "INVALID_PARAMS")!;
+  if (!prompt) throw new McpError(invalid, `Unknown prompt: ${name}`);
+  const args = (params.arguments ?? {}) as Record<string, string>;
+  for (const a of prompt.arguments ?? []) {
+    if (a.required && typeof args[a.name] !== "string") throw new McpError(invalid, `Missing required argument ${a.name} of prompt ${name}`);
+  }
+  const result = await prompt.get(args, ctx);
+  if (!isPlainObject(result) || !Array.isArray(result.messages)) throw new McpError(errorCode(revision, "INTERNAL_ERROR")!, `prompt ${name} returned no messages array`);
+  return result as Record<string, unknown>;
+}

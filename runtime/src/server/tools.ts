@@ -1,0 +1,96 @@
+/** tools/list and tools/call. spec/2025-11-25/server/tools.mdx */
+import { McpError } from "../wire/jsonrpc.js";
+import { conform, copyOf } from "../wire/encode.js";
+import { type Revision, errorCode, hasField, isModern, structuredContentMustBeObject, toolInputErrorsAsResult } from "../rules.js";
+import { MissingCapabilityError } from "./errors.js";
+import { page } from "./pagination.js";
+import { type CompiledTool, type Registry, inRevision, isPlainObject } from "./registry.js";
+import { compileSchema } from "./schema.js";
+import type { RequestContext, ToolResult } from "./types.js";
+
+export function listTools(registry: Registry, revision: Revision, params?: Record<string, unknown>): Record<string, unknown> {
+  const all = [...registry.tools.values()]
+    .filter((t) => inRevision(t, revision))
+    .map((t) => {
+      let outputSchema = t.outputSchema;
+      // An outputSchema whose values are not objects cannot be honoured where structuredContent must be an object.
+      if (outputSchema && structuredContentMustBeObject(revision) && outputSchema.type !== "object") outputSchema = undefined;
+      return conform(revision, "Tool", {
+        name: t.name,
+        title: t.title,
+        description: t.description,
+        inputSchema: t.inputSchema,
+        outputSchema,
+        annotations: t.annotations,
+        icons: t.icons,
+        _meta: t._meta,
+      });
+    });
+  const { items, nextCursor } = page("tools", all, params, revision, registry.options.pageSize);
+  return { tools: items, ...(nextCursor ? { nextCursor } : {}) };
+}
+
+export function callTool(registry: Registry, revision: Revision, params: Record<string, unknown>, ctx: RequestContext): Record<string, unknown> | Promise<Record<string, unknown>> {
+  const name = params.name as string;
+  const found = registry.tools.get(name);
+  const tool = found && inRevision(found, revision) ? found : undefined;
+  // Unknown tool: a protocol error in every revision. spec/2025-11-25/server/tools.mdx#error-handling
+  if (!tool) throw new McpError(errorCode(revision, "INVALID_PARAMS")!, `Unknown tool: ${name}`);
+  const args = (params.arguments ?? {}) as Record<string, unknown>;
+  tool.input ??= compileSchema(tool.inputSchema as Record<string, unknown>);
+  if (!tool.input(args)) {
+    const message = `Invalid arguments for tool ${name}: ${tool.input.describe()}`;
+    // Up to 2025-06-18 a protocol error; from 2025-11-25 a tool result the model can correct itself from.
+    if (toolInputErrorsAsResult(revision)) return { content: [{ type: "text", text: message }], isError: true };
+    throw new McpError(errorCode(revision, "INVALID_PARAMS")!, message);
+  }
+  // No async frame here: this runs for every tools/call (see Connection.dispatch).
+  let out: ToolResult | Promise<ToolResult>;
+  try {
+    out = tool.handler(args, ctx);
+  } catch (err) {
+    return toolFailure(revision, err);
+  }
+  if (out instanceof Promise)
+    return out.then(
+      (r) => toolSuccess(revision, tool, r),
+      (err) => toolFailure(revision, err),
+    );
+  return toolSuccess(revision, tool, out);
+}
+
+/** A tool that fails reports it in its result, so the model can see it (spec/2025-11-25/server/tools.mdx#error-handling); protocol errors pass. */
+export function toolFailure(revision: Revision, err: unknown): Record<string, unknown> {
+  if (err instanceof McpError || (err as Error)?.name === "InputRequiredSignal") throw err;
+  // Modern: a missing client capability is -32021 with data.requiredCapabilities. Legacy has no such code: the result says it.
+  if (err instanceof MissingCapabilityError && isModern(revision)) throw err;
+  return { content: [{ type: "text", text: err instanceof Error ? err.message : String(err) }], isError: true };
+}
+
+/** What a tool's handler returned, checked to be a tool result and encoded for `revision`. */
+export function toolSuccess(revision: Revision, tool: CompiledTool, result: ToolResult): Record<string, unknown> {
+  if (!isPlainObject(result) || !Array.isArray(result.content)) {
+    throw new McpError(errorCode(revision, "INTERNAL_ERROR")!, `tool ${tool.name} returned no content array`);
+  }
+  return encodeToolResult(revision, tool, result);
+}
+
+/** A tool result checked against the tool's outputSchema, with structuredContent also as text, and only the fields `revision` defines. */
+export function encodeToolResult(revision: Revision, tool: CompiledTool, result: ToolResult): Record<string, unknown> {
+  let out: Record<string, unknown> = copyOf(result);
+  const structured = result.structuredContent as unknown;
+  if (tool.outputSchema && !result.isError) {
+    tool.output ??= compileSchema(tool.outputSchema);
+    if (structured === undefined) throw new McpError(errorCode(revision, "INTERNAL_ERROR")!, `tool ${tool.name} declares an outputSchema but returned no structuredContent`);
+    if (!tool.output(structured))
+      throw new McpError(errorCode(revision, "INTERNAL_ERROR")!, `tool ${tool.name} returned structuredContent that does not match its outputSchema: ${tool.output.describe()}`);
+  }
+  if (structured !== undefined) {
+    // Structured content SHOULD also be sent as text. spec/2025-06-18/server/tools.mdx#structured-content
+    if ((result.content as unknown[]).length === 0) out.content = [{ type: "text", text: JSON.stringify(structured) }];
+    const sendable = hasField(revision, "CallToolResult", "structuredContent") && (!structuredContentMustBeObject(revision) || isPlainObject(structured));
+    if (!sendable) delete out.structuredContent;
+  }
+  out = conform(revision, "CallToolResult", out);
+  return out;
+}

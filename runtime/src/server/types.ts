@@ -1,0 +1,206 @@
+/**
+ * The public types of the registration API: what a handler receives and returns, what a registration and the
+ * server's options hold. Re-exported by `server.ts` (and so by the package index).
+ */
+import type {
+  CallToolResult,
+  ClientCapabilities,
+  CreateMessageRequestParams,
+  CreateMessageResult,
+  ElicitRequestParams,
+  ElicitResult,
+  GetPromptResult,
+  Implementation,
+  ListRootsResult,
+  LoggingLevel,
+  Prompt,
+  PromptArgument,
+  ReadResourceResult,
+  Resource,
+  ResourceTemplate,
+  Tool,
+  ToolAnnotations,
+} from "../../../out/latest.js";
+import type { RequestId } from "../wire/jsonrpc.js";
+import type { Era, Revision } from "../rules.js";
+import type { SchemaValidator } from "./schema.js";
+import type { McpServer } from "./server.js";
+
+/** A result as a handler returns it: the runtime adds `resultType`, caching fields and `_meta` serverInfo per revision. */
+type HandlerResult<T> = Omit<T, "resultType" | "ttlMs" | "cacheScope"> & { resultType?: string };
+
+export type ToolResult = HandlerResult<CallToolResult>;
+export type PromptResult = HandlerResult<GetPromptResult>;
+export type ResourceResult = HandlerResult<ReadResourceResult>;
+
+/** A change that connections turn into notifications, each by its own era's rules. */
+export interface ServerEvent {
+  method: string;
+  /** The subscriptions/listen filter field that selects it ("end" closes every listen stream). */
+  filter: "toolsListChanged" | "promptsListChanged" | "resourcesListChanged" | "resourceSubscriptions" | "end";
+  uri?: string;
+}
+
+/** Options of an ask for client input. */
+export interface AskOptions {
+  /**
+   * Modern era: the key of this ask in `inputRequests` / `inputResponses` (unique within the request).
+   * Default `<capability>-<n>`, n counting the handler's asks of that kind from 1.
+   */
+  key?: string;
+}
+
+/** Levels in increasing severity (RFC 5424), as `LoggingLevel` lists them. */
+export const LOGGING_LEVELS: readonly LoggingLevel[] = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"];
+
+/**
+ * What every handler receives. Written once, a handler serves both eras:
+ * the runtime maps `elicit`, `sample` and `listRoots` to server→client
+ * requests for a legacy peer, and to the modern form for a 2026-07-28 peer.
+ * Call the methods on the context (`ctx.log(...)`): they are methods of one
+ * object per request, not free-standing functions.
+ */
+export interface RequestContext {
+  /** The server handling the request (e.g. to announce changes with `server.notifyToolsListChanged()`). */
+  server: McpServer;
+  /** The revision in force for this request (negotiated at `initialize`, or named in the request's `_meta`). */
+  revision: Revision;
+  era: Era;
+  /** The client's capabilities for this request: the session's (legacy) or this request's `_meta` (modern), never earlier requests'. */
+  clientCapabilities: ClientCapabilities;
+  clientInfo?: Implementation;
+  requestId: RequestId;
+  /** Fires when the request is cancelled (notifications/cancelled, or a modern HTTP client disconnecting). */
+  signal: AbortSignal;
+  /**
+   * Report progress; sent only when the client supplied a progressToken, and only
+   * when `progress` is greater than the last value sent (progress MUST increase).
+   * spec/2025-11-25/basic/utilities/progress.mdx
+   */
+  progress(progress: number, total?: number, message?: string): void;
+  /**
+   * Log to the client (`notifications/message`). Legacy: sent when the server declares `logging` and
+   * `level` is at or above the session's level (set by logging/setLevel, default "info"). Modern: sent
+   * only when this request's `_meta["io.modelcontextprotocol/logLevel"]` is set and `level` is at or above it.
+   */
+  log(level: LoggingLevel, data: unknown, logger?: string): void;
+  /**
+   * Ask the user for input through the client (elicitation). Legacy: an `elicitation/create` request to the client.
+   * Modern (2026-07-28): an entry of an `input_required` result's `inputRequests`; the handler runs again on the
+   * client's retry and this call then returns its answer (spec/2026-07-28/basic/patterns/mrtr.mdx). Handlers must
+   * therefore be safe to re-run up to their asks. Throws MissingCapabilityError when the client did not declare
+   * `elicitation` for this request.
+   */
+  elicit(params: ElicitRequestParams, options?: AskOptions): Promise<ElicitResult>;
+  /** Ask the client's model (sampling), as `elicit` does. Throws MissingCapabilityError without a declared `sampling`. */
+  sample(params: CreateMessageRequestParams, options?: AskOptions): Promise<CreateMessageResult>;
+  /** The client's roots, as `elicit` does. Throws MissingCapabilityError without a declared `roots`. */
+  listRoots(options?: AskOptions): Promise<ListRootsResult>;
+  /**
+   * SSE polling: close the HTTP connection carrying this request's SSE stream without ending the stream, so a
+   * long-running handler does not hold a connection. The handler runs on; what it sends next (its response too) is
+   * kept, and the client gets it by reconnecting with GET and `Last-Event-ID` after the `retry` delay. Returns true
+   * when the connection was closed; false where streams are not resumable (stdio, modern HTTP, 2024-11-05, a client
+   * that does not accept SSE, or a stream already closed). spec/2025-11-25/basic/transports.mdx#sending-messages-to-the-server
+   */
+  closeStream(): boolean;
+}
+
+export interface ToolDefinition<Args = Record<string, unknown>> {
+  /** Revisions in which it exists (listed and callable); default every revision the server serves. */
+  revisions?: readonly Revision[];
+  name: string;
+  title?: string;
+  description?: string;
+  /** JSON Schema of the arguments (a 2020-12 schema unless `$schema` names draft-07). */
+  inputSchema: Tool["inputSchema"];
+  /** JSON Schema of `structuredContent`; with it, results are validated and also sent as text. */
+  outputSchema?: Record<string, unknown>;
+  annotations?: ToolAnnotations;
+  icons?: Tool["icons"];
+  _meta?: Record<string, unknown>;
+  /** A precompiled validator of the arguments (e.g. ajv standalone); default: compiled from inputSchema on first use. */
+  validateInput?: SchemaValidator;
+  /** A precompiled validator of structuredContent; default: compiled from outputSchema on first use. */
+  validateOutput?: SchemaValidator;
+  handler: (args: Args, ctx: RequestContext) => ToolResult | Promise<ToolResult>;
+}
+
+export interface ResourceDefinition {
+  /** Revisions in which it exists (listed and callable); default every revision the server serves. */
+  revisions?: readonly Revision[];
+  uri: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+  size?: number;
+  annotations?: Resource["annotations"];
+  icons?: Resource["icons"];
+  _meta?: Record<string, unknown>;
+  read: (uri: string, ctx: RequestContext) => ResourceResult | Promise<ResourceResult>;
+}
+
+export interface ResourceTemplateDefinition {
+  /** Revisions in which it exists (listed and callable); default every revision the server serves. */
+  revisions?: readonly Revision[];
+  /** RFC 6570 URI template, e.g. `test://template/{id}/data`. */
+  uriTemplate: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+  annotations?: ResourceTemplate["annotations"];
+  icons?: ResourceTemplate["icons"];
+  _meta?: Record<string, unknown>;
+  read: (uri: string, variables: Record<string, string>, ctx: RequestContext) => ResourceResult | Promise<ResourceResult>;
+  /** Completions per template variable. */
+  complete?: Record<string, Completer>;
+}
+
+export interface PromptDefinition<Args = Record<string, string>> {
+  /** Revisions in which it exists (listed and callable); default every revision the server serves. */
+  revisions?: readonly Revision[];
+  name: string;
+  title?: string;
+  description?: string;
+  arguments?: PromptArgument[];
+  icons?: Prompt["icons"];
+  _meta?: Record<string, unknown>;
+  get: (args: Args, ctx: RequestContext) => PromptResult | Promise<PromptResult>;
+  /** Completions per argument. */
+  complete?: Record<string, Completer>;
+}
+
+/** Candidate values for an argument; the runtime ranks them by relevance to `value` and returns at most 100. */
+export type Completer = (value: string, context: { arguments: Record<string, string> }) => string[] | Promise<string[]>;
+
+export interface ServerOptions {
+  name: string;
+  version: string;
+  title?: string;
+  description?: string;
+  websiteUrl?: string;
+  instructions?: string;
+  /** Revisions served; default every revision of the rules module. */
+  revisions?: readonly Revision[];
+  /** Defaults for cacheable 2026-07-28 results. Default `{ ttlMs: 0, cacheScope: "private" }`, the most conservative hints. */
+  cache?: { ttlMs?: number; cacheScope?: "public" | "private" };
+  /** Items per page of tools/list, resources/list, resources/templates/list and prompts/list. Default 100. */
+  pageSize?: number;
+  /** Declare the `logging` capability (legacy). Default true. */
+  logging?: boolean;
+  /** Legacy sessions' log level before any logging/setLevel. Default "info". */
+  defaultLogLevel?: LoggingLevel;
+  /** Validate every outgoing result against the revision's schema (slower; for tests). Default: env MCP_RUNTIME_VALIDATE_RESULTS=1. */
+  validateResults?: boolean;
+  /** How long to wait for a legacy client's answer to a server→client request, in ms. Default 60 000. */
+  clientRequestTimeoutMs?: number;
+  /**
+   * Secret for the HMAC of MRTR `requestState`. Share it across every process that may receive a retry.
+   * Default: env MCP_REQUEST_STATE_SECRET, else a random per-process key (a retry on another process then fails safely).
+   */
+  requestStateSecret?: string;
+  /** How long a `requestState` stays valid, in ms. Default 600 000. */
+  requestStateTtlMs?: number;
+}
