@@ -25,6 +25,11 @@ import {
   validatorsFor,
 } from "../rules.js";
 import { type AskOptions, type McpServer, MissingCapabilityError } from "../server/server.js";
+import { complete } from "../server/completion.js";
+import { getPrompt, listPrompts } from "../server/prompts.js";
+import { listResources, listResourceTemplates, readResource } from "../server/resources.js";
+import { callTool, listTools } from "../server/tools.js";
+import { encodeResult } from "../wire/encode.js";
 import { errorResponse } from "../wire/errors.js";
 import { inspect, McpError, type JsonRpcMessage, type JsonRpcResponse, type RequestId } from "../wire/jsonrpc.js";
 import { META_LOG_LEVEL } from "../wire/meta.js";
@@ -44,18 +49,18 @@ type MethodHandler = (server: McpServer, params: Result, ctx: HandlerContext) =>
 const METHODS: Readonly<Record<string, MethodHandler>> = {
   ping: () => ({}),
   "server/discover": (s, _p, ctx) => s.discover(ctx.revision),
-  "tools/list": (s, p, ctx) => s.listTools(ctx.revision, p),
-  "tools/call": (s, p, ctx) => s.callTool(ctx.revision, p, ctx),
-  "resources/list": (s, p, ctx) => s.listResources(ctx.revision, p),
-  "resources/templates/list": (s, p, ctx) => s.listResourceTemplates(ctx.revision, p),
-  "resources/read": (s, p, ctx) => s.readResource(ctx.revision, p, ctx),
+  "tools/list": (s, p, ctx) => listTools(s, ctx.revision, p),
+  "tools/call": (s, p, ctx) => callTool(s, ctx.revision, p, ctx),
+  "resources/list": (s, p, ctx) => listResources(s, ctx.revision, p),
+  "resources/templates/list": (s, p, ctx) => listResourceTemplates(s, ctx.revision, p),
+  "resources/read": (s, p, ctx) => readResource(s, ctx.revision, p, ctx),
   // Legacy-only methods: the revision in force has a session (the rules module removes them from the modern era).
   "resources/subscribe": (_s, p, ctx) => (ctx.scope.peer!.session!.subscriptions.add(p.uri as string), {}),
   "resources/unsubscribe": (_s, p, ctx) => (ctx.scope.peer!.session!.subscriptions.delete(p.uri as string), {}),
   "logging/setLevel": (_s, p, ctx) => ((ctx.scope.peer!.session!.logLevel = p.level as LoggingLevel), {}),
-  "prompts/list": (s, p, ctx) => s.listPrompts(ctx.revision, p),
-  "prompts/get": (s, p, ctx) => s.getPrompt(ctx.revision, p, ctx),
-  "completion/complete": (s, p, ctx) => s.complete(ctx.revision, p),
+  "prompts/list": (s, p, ctx) => listPrompts(s, ctx.revision, p),
+  "prompts/get": (s, p, ctx) => getPrompt(s, ctx.revision, p, ctx),
+  "completion/complete": (s, p, ctx) => complete(s, ctx.revision, p),
   "subscriptions/listen": (s, p, ctx) => listen(s, p, ctx, ctx.sink, ctx.scope.peer),
 };
 
@@ -194,7 +199,7 @@ export class Dispatcher {
       const ownFailure = failed && (failure instanceof MissingCapabilityError || failure instanceof McpError);
       if (flight.round?.asked.size && !ownFailure) result = inputRequired(this.server.requestStateCodec, this.server.options.requestStateTtlMs, req.method, req.params ?? {}, flight.round);
       else if (failed) throw failure;
-      const encoded = this.server.encodeResult(revision, req.method, result!);
+      const encoded = encodeResult(revision, req.method, result!, this.server);
       if (this.server.validateResults) {
         return this.checkResult(revision, req.method, encoded).then(
           () => this.answer(scope, flight, { jsonrpc: "2.0", id, result: encoded }),

@@ -1,23 +1,17 @@
 /**
  * The registration API: a server's tools, resources, resource templates and prompts, its capabilities and change
- * events. Each method's answer is computed by its feature module (tools.ts, resources.ts, prompts.ts, completion.ts;
- * the result encoding in ../wire/encode.ts); the methods here delegate to them. Era routing lives in
- * `../protocol/connection.ts`.
+ * events. The requests are answered by the feature modules (tools.ts, resources.ts, prompts.ts, completion.ts),
+ * which dispatch (../protocol/dispatch.ts) calls with this server; results are encoded by ../wire/encode.ts.
  *
  * Every per-revision decision calls the generated rules module (`../rules.js`):
  * nothing here names a revision.
  */
-import type { McpError } from "../wire/jsonrpc.js";
-import { type ResultEncoding, conform, encodeResult, resultEncoding } from "../wire/encode.js";
+import { type ResultEncoding, conform, resultEncoding } from "../wire/encode.js";
 import { type Revision, ERA, REVISIONS, hasCapability } from "../rules.js";
 import { RequestStateCodec } from "../protocol/mrtr.js";
 import type { CompiledTool, TemplateEntry } from "./registry.js";
-import type { PromptDefinition, RequestContext, ResourceDefinition, ResourceTemplateDefinition, ServerEvent, ServerOptions, ToolDefinition } from "./types.js";
+import type { PromptDefinition, ResourceDefinition, ResourceTemplateDefinition, ServerEvent, ServerOptions, ToolDefinition } from "./types.js";
 import { UriTemplate } from "./uri-template.js";
-import { callTool, listTools } from "./tools.js";
-import { listResourceTemplates, listResources, readResource, resourceNotFound } from "./resources.js";
-import { getPrompt, listPrompts } from "./prompts.js";
-import { complete } from "./completion.js";
 
 export type { Revision, Era } from "../rules.js";
 export type {
@@ -196,46 +190,10 @@ export class McpServer {
   }
   private readonly serverInfoCache = new Map<Revision, Record<string, unknown>>();
 
-  // ---- requests: each answered by its feature module ----
-
-  listTools(revision: Revision, params?: Record<string, unknown>): Record<string, unknown> {
-    return listTools(this, revision, params);
-  }
-  /** Synchronous when the handler is: no async frame on the tools/call path (see tools.ts). */
-  callTool(revision: Revision, params: Record<string, unknown>, ctx: RequestContext): Record<string, unknown> | Promise<Record<string, unknown>> {
-    return callTool(this, revision, params, ctx);
-  }
-  listResources(revision: Revision, params?: Record<string, unknown>): Record<string, unknown> {
-    return listResources(this, revision, params);
-  }
-  listResourceTemplates(revision: Revision, params?: Record<string, unknown>): Record<string, unknown> {
-    return listResourceTemplates(this, revision, params);
-  }
-  readResource(revision: Revision, params: Record<string, unknown>, ctx: RequestContext): Promise<Record<string, unknown>> {
-    return readResource(this, revision, params, ctx);
-  }
-  /** -32002 (legacy) or -32602 (2026-07-28), with data.uri. spec/<revision>/server/resources.mdx#error-handling */
-  resourceNotFound(revision: Revision, uri: string): McpError {
-    return resourceNotFound(revision, uri);
-  }
-  listPrompts(revision: Revision, params?: Record<string, unknown>): Record<string, unknown> {
-    return listPrompts(this, revision, params);
-  }
-  getPrompt(revision: Revision, params: Record<string, unknown>, ctx: RequestContext): Promise<Record<string, unknown>> {
-    return getPrompt(this, revision, params, ctx);
-  }
-  complete(revision: Revision, params: Record<string, unknown>): Promise<Record<string, unknown>> {
-    return complete(this, revision, params);
-  }
-
-  /** Encode a successful result for `revision`: modern results carry resultType, caching fields and serverInfo in `_meta`. */
-  encodeResult(revision: Revision, method: string, result: Record<string, unknown>): Record<string, unknown> {
-    return encodeResult(revision, method, result, this);
-  }
   /** What encodeResult needs of this server for `revision`, made once so that encoding a result allocates only the result. */
   resultEncoding(revision: Revision): ResultEncoding {
     let encoding = this.encodingCache.get(revision);
-    if (!encoding) this.encodingCache.set(revision, (encoding = resultEncoding(this.serverInfo(revision), this.options.cache)));
+    if (!encoding) this.encodingCache.set(revision, (encoding = resultEncoding(revision, this.serverInfo(revision), this.options.cache)));
     return encoding;
   }
   private readonly encodingCache = new Map<Revision, ResultEncoding>();

@@ -3,7 +3,7 @@
  * era the fields every result carries (`resultType`, `_meta` serverInfo, caching hints). Pure: what a result needs
  * of the server (its serverInfo, its cache defaults) is passed in.
  */
-import { type Revision, hasField, isCacheable, isModern, reservesMetaPrefix } from "../rules.js";
+import { type Revision, hasField, hasMetaKey, isCacheable, isModern, reservesMetaPrefix } from "../rules.js";
 import { META_SERVER_INFO, RESERVED_META_PREFIX } from "./meta.js";
 
 /**
@@ -48,8 +48,11 @@ export interface CacheDefaults {
 
 /** What encodeResult needs of the server, made once per revision (see resultEncoding) so that encoding allocates only the result. */
 export interface ResultEncoding {
-  /** `{ "io.modelcontextprotocol/serverInfo": serverInfo }`, frozen: the `_meta` of every result that has none of its own. */
-  readonly serverInfoMeta: Readonly<Record<string, unknown>>;
+  /**
+   * `{ "io.modelcontextprotocol/serverInfo": serverInfo }`, frozen: the `_meta` of every result that has none of its
+   * own; undefined where the revision defines no such `_meta` key (rules: hasMetaKey).
+   */
+  readonly serverInfoMeta?: Readonly<Record<string, unknown>>;
   readonly cache?: CacheDefaults;
 }
 
@@ -58,9 +61,9 @@ export interface ResultEncodings {
   resultEncoding(revision: Revision): ResultEncoding;
 }
 
-/** The ResultEncoding of a server whose serverInfo (for the revision) and cache defaults are given. */
-export function resultEncoding(serverInfo: Record<string, unknown>, cache: CacheDefaults | undefined): ResultEncoding {
-  return { serverInfoMeta: Object.freeze({ [META_SERVER_INFO]: serverInfo }), cache };
+/** The ResultEncoding for `revision` of a server whose serverInfo (for the revision) and cache defaults are given. */
+export function resultEncoding(revision: Revision, serverInfo: Record<string, unknown>, cache: CacheDefaults | undefined): ResultEncoding {
+  return { serverInfoMeta: hasMetaKey(revision, META_SERVER_INFO) ? Object.freeze({ [META_SERVER_INFO]: serverInfo }) : undefined, cache };
 }
 
 /** Encode a successful result for `revision`: modern results carry resultType, caching fields and serverInfo in `_meta`. */
@@ -70,7 +73,8 @@ export function encodeResult(revision: Revision, method: string, result: Record<
   const out: Record<string, unknown> = copyOf(result);
   out.resultType ??= "complete";
   // serverInfo SHOULD be in every modern result's _meta. spec/2026-07-28/server/discover.mdx
-  out._meta = result._meta ? { ...(result._meta as Record<string, unknown>), ...encoding.serverInfoMeta } : encoding.serverInfoMeta;
+  const info = encoding.serverInfoMeta;
+  if (info) out._meta = result._meta ? { ...(result._meta as Record<string, unknown>), ...info } : info;
   if (isCacheable(revision, method) && out.resultType === "complete") {
     // Cacheable results MUST carry ttlMs and cacheScope. spec/2026-07-28/server/utilities/caching.mdx
     out.ttlMs ??= encoding.cache?.ttlMs ?? 0;
