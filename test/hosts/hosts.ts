@@ -53,6 +53,8 @@ export interface Host {
   /** http://127.0.0.1:PORT (no path). */
   origin: string;
   stop(): Promise<void>;
+  /** What the host printed so far. */
+  logs(): string;
 }
 
 /** Start a server process that prints `listening PORT` on stdout once it listens on 127.0.0.1. */
@@ -79,7 +81,7 @@ export function startProcess(command: string, args: string[], timeoutMs = 15_000
       const m = /listening (\d+)/.exec(out);
       if (m) {
         clearTimeout(timer);
-        resolve({ origin: `http://127.0.0.1:${m[1]}`, stop });
+        resolve({ origin: `http://127.0.0.1:${m[1]}`, stop, logs: () => out + err });
       }
     });
     child.once("error", reject);
@@ -94,7 +96,7 @@ export function startProcess(command: string, args: string[], timeoutMs = 15_000
  * Serve a bundled Workers module with workerd (miniflare) on 127.0.0.1, a free port. What the Worker writes
  * (console, process.stderr) is kept in `logs()` rather than printed, for a failing test's message.
  */
-export async function startWorkerd(scriptPath: string): Promise<Host & { logs(): string }> {
+export async function startWorkerd(scriptPath: string): Promise<Host> {
   let logs = "";
   const keep = (stream: Readable) => stream.setEncoding("utf8").on("data", (c: string) => (logs += c));
   const miniflare = new Miniflare({
@@ -108,6 +110,12 @@ export async function startWorkerd(scriptPath: string): Promise<Host & { logs():
       keep(stderr);
     },
   });
-  const url = await miniflare.ready;
+  let url: URL;
+  try {
+    url = await miniflare.ready;
+  } catch (err) {
+    await miniflare.dispose().catch(() => {});
+    throw new Error(`workerd did not start: ${(err as Error).message}\n${logs}`);
+  }
   return { origin: url.origin, logs: () => logs, stop: () => miniflare.dispose() };
 }
