@@ -13,12 +13,11 @@ export const HOSTS_DIR = join(ROOT, "test", "hosts");
 export const TMP = join(ROOT, ".vitest-tmp", "hosts");
 
 /**
- * Deno's permissions for the runtime: the network for Deno.serve, and the two variables the runtime reads
- * (McpServer's constructor reads MCP_RUNTIME_VALIDATE_RESULTS; the requestState codec MCP_REQUEST_STATE_SECRET).
- * `--allow-read` is needed only because runtime/src/rules.ts imports validators with a computed specifier: Deno
- * asks read permission for a dynamic import it cannot resolve ahead of time.
+ * Deno's permissions for serving: the network for Deno.serve, nothing else. The runtime reads its environment
+ * variables (MCP_RUNTIME_VALIDATE_RESULTS, MCP_REQUEST_STATE_SECRET) only where allowed (`--allow-env=...` to use
+ * them), and imports its validators and ajv with specifiers Deno resolves ahead of time, so it needs no --allow-read.
  */
-export const DENO_FLAGS = ["--no-prompt", "--allow-net=127.0.0.1", "--allow-read", "--allow-env=MCP_RUNTIME_VALIDATE_RESULTS,MCP_REQUEST_STATE_SECRET"];
+export const DENO_FLAGS = ["--no-prompt", "--allow-net=127.0.0.1"];
 
 /**
  * workerd's settings, as a wrangler.toml would give them: Node APIs (node:crypto, process, Buffer) come from

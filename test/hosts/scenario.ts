@@ -1,6 +1,7 @@
 /**
  * The one scenario every host runs against its MCP endpoint, over real HTTP on 127.0.0.1:
- * a modern server/discover, a modern tools/call of `echo`, a legacy session (initialize → notifications/initialized
+ * a modern server/discover, a modern tools/call of `echo`, a modern multi round-trip `ask` (sealed requestState),
+ * a legacy session (initialize → notifications/initialized
  * → tools/call → DELETE, then 404), and a foreign Origin refused with 403. Responses may be JSON or SSE
  * (raw() parses both, SSE with eventsource-parser).
  *
@@ -9,7 +10,7 @@
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
 import * as rules from "../../out/rules.js";
-import { MODERN, initializeBody, jsonPost, modernRequest, raw, sessionHeaders } from "../runtime/http-helpers.js";
+import { MODERN, initializeBody, jsonPost, modernMeta, modernRequest, raw, sessionHeaders } from "../runtime/http-helpers.js";
 
 /** The newest legacy revision that has Streamable HTTP (sessions, DELETE). */
 export const LEGACY = rules.LEGACY_REVISIONS.filter((r) => rules.transports(r).includes("streamable-http")).at(-1)!;
@@ -55,6 +56,26 @@ export function mcpScenario(start: () => Promise<Endpoint>): void {
     const r = await raw(url(), { headers, body });
     expect(r.status, `${r.text}\n${logs()}`).toBe(200);
     expect(r.messages).toEqual([expect.objectContaining({ id: 2, result: expect.objectContaining({ content: [{ type: "text", text: "hi from a host" }] }) })]);
+  });
+
+  it("modern multi round-trip request (ask): input_required with a sealed requestState, answered on retry", async () => {
+    const meta = modernMeta(MODERN, { "io.modelcontextprotocol/clientCapabilities": { elicitation: {} } });
+    const first = modernRequest(6, "tools/call", { name: "ask", arguments: {} }, meta);
+    const r1 = await raw(url(), { headers: first.headers, body: first.body });
+    expect(r1.status, `${r1.text}\n${logs()}`).toBe(200);
+    const asked = r1.messages[0].result;
+    expect(asked).toMatchObject({ resultType: "input_required", inputRequests: { "elicitation-1": { method: "elicitation/create" } } });
+    expect(asked.requestState).toEqual(expect.any(String));
+    const answers = { inputResponses: { "elicitation-1": { action: "accept", content: { name: "Ada" } } } };
+    const retry = modernRequest(7, "tools/call", { name: "ask", arguments: {}, ...answers, requestState: asked.requestState }, meta);
+    const r2 = await raw(url(), { headers: retry.headers, body: retry.body });
+    expect(r2.messages, `${r2.text}\n${logs()}`).toEqual([expect.objectContaining({ id: 7, result: expect.objectContaining({ content: [{ type: "text", text: "hello Ada" }] }) })]);
+    // The state is HMAC-sealed: one altered character and it is refused, -32602.
+    // spec/2026-07-28/basic/patterns/mrtr.mdx#security-considerations
+    const forged = `${asked.requestState.slice(0, -2)}${asked.requestState.endsWith("A") ? "B" : "A"}${asked.requestState.slice(-1)}`;
+    const bad = modernRequest(8, "tools/call", { name: "ask", arguments: {}, ...answers, requestState: forged }, meta);
+    const r3 = await raw(url(), { headers: bad.headers, body: bad.body });
+    expect(r3.messages).toEqual([expect.objectContaining({ id: 8, error: expect.objectContaining({ code: -32602 }) })]);
   });
 
   it(`legacy session (${LEGACY}): initialize → Mcp-Session-Id → initialized → tools/call → DELETE 200 → 404`, async () => {
