@@ -39,10 +39,17 @@ function lazyLoader<T>(loaders: Readonly<Record<Revision, () => Promise<unknown>
     if (ready) return ready;
     let pending = loading.get(revision);
     if (!pending) {
-      pending = loaders[revision]().then((m) => {
-        loaded.set(revision, m as T);
-        return m as T;
-      });
+      pending = loaders[revision]().then(
+        (m) => {
+          loaded.set(revision, m as T);
+          return m as T;
+        },
+        (err: unknown) => {
+          // Not cached: a load that failed (a host refusing it, a transient error) is tried again by the next request.
+          loading.delete(revision);
+          throw err;
+        },
+      );
       loading.set(revision, pending);
     }
     return pending;
