@@ -114,7 +114,7 @@ export async function startWorkerd(scriptPath: string): Promise<Host> {
     url = await miniflare.ready;
   } catch (err) {
     await miniflare.dispose().catch(() => {});
-    throw new Error(`workerd did not start: ${(err as Error).message}\n${logs}`);
+    throw new Error(`workerd did not start: ${(err as Error).message}\n${logs}`, { cause: err });
   }
   return { origin: url.origin, logs: () => logs, stop: () => miniflare.dispose() };
 }
