@@ -3,7 +3,7 @@
  *
  * For each revision R: `out/R/types.ts`, `out/R/validators.js` (+ `.d.ts`),
  * `out/R/errors.ts`, `out/R/index.ts`; and once: `out/rules.json`,
- * `out/rules.ts`, `out/index.ts`. Everything is rendered in memory, formatted
+ * `out/rules.ts`, `out/loaders.ts`, `out/index.ts`. Everything is rendered in memory, formatted
  * by prettier, and only then written, through a temporary directory swapped in
  * by rename, so a failure never leaves `out/` half-written. Output is
  * deterministic: generating twice gives identical bytes.
@@ -17,7 +17,7 @@ import { type Manifest, PROJECT_ROOT, loadManifest } from "./manifest.js";
 import { buildRules, emitRulesModule, type RulesData } from "./rules.js";
 import { SchemaError, readSchemaFiles } from "./sync.js";
 import { emitErrors, emitTypes } from "./types.js";
-import { emitValidators } from "./validators.js";
+import { emitLoaders, emitValidators } from "./validators.js";
 
 export interface GenerateOptions {
   /** Directory holding `manifest.json` and `<revision>/schema.{ts,json}`; default `schemas/`. */
@@ -84,6 +84,7 @@ export async function render(options: GenerateOptions = {}): Promise<Generated> 
   });
   files.push({ path: "rules.json", content: JSON.stringify(rules, null, 2) + "\n" });
   files.push({ path: "rules.ts", content: emitRulesModule(rules) });
+  files.push({ path: "loaders.ts", content: emitLoaders(inputs.map((i) => i.id)) });
   const t0 = performance.now();
   const formatted = await Promise.all(
     files.map(async (f) => {

@@ -62,19 +62,35 @@ McpServer.prototype.serveHttp = function (this: McpServer, options?: HttpOptions
 
 /**
  * A handler usable at once while its module loads (the HTTP side is loaded on first use, so a stdio server never
- * pays for it): requests that arrive before it has loaded wait for it.
+ * pays for it): requests that arrive before it has loaded wait for it. `wrap` gives the handler its declared
+ * parameters: hosts read a handler's arity (Deno.serve passes no Request to one declaring none; Express takes one
+ * declaring four for an error handler), so a rest-parameter wrapper would not do.
  */
-function lazyHandler<H extends ((...args: never[]) => unknown) & { close(): void }>(load: Promise<H>): H {
+function lazyHandler<H extends ((...args: never[]) => unknown) & { close(): void }>(load: Promise<H>, wrap: (current: () => H | Promise<H>) => (...args: Parameters<H>) => unknown): H {
   let loaded: H | undefined;
   void load.then((h) => (loaded = h));
-  const handler = (...args: Parameters<H>) => (loaded ? loaded(...args) : load.then((h) => h(...args)));
-  return Object.assign(handler, { close: () => void load.then((h) => h.close()) }) as unknown as H;
+  return Object.assign(
+    wrap(() => loaded ?? load),
+    { close: () => void load.then((h) => h.close()) },
+  ) as unknown as H;
 }
 McpServer.prototype.nodeHandler = function (this: McpServer, options?: HandlerOptions) {
-  return lazyHandler(import("./transport/http/node.js").then((m) => m.nodeHandler(protocolCore(this), options)));
+  return lazyHandler<NodeHandler>(
+    import("./transport/http/node.js").then((m) => m.nodeHandler(protocolCore(this), options)),
+    (current) => (req, res, next) => {
+      const h = current();
+      return h instanceof Promise ? h.then((loaded) => loaded(req, res, next)) : h(req, res, next);
+    },
+  );
 };
 McpServer.prototype.fetchHandler = function (this: McpServer, options?: HandlerOptions) {
-  return lazyHandler(import("./transport/http/fetch.js").then((m) => m.fetchHandler(protocolCore(this), options)));
+  return lazyHandler<FetchHandler>(
+    import("./transport/http/fetch.js").then((m) => m.fetchHandler(protocolCore(this), options)),
+    (current) => (request) => {
+      const h = current();
+      return h instanceof Promise ? h.then((loaded) => loaded(request)) : h(request);
+    },
+  );
 };
 
 export function createServer(options: ServerOptions): McpServer {

@@ -5,6 +5,7 @@
  */
 export * from "../../out/rules.js";
 import type { Revision } from "../../out/rules.js";
+import { dispatchValidatorLoaders, validatorLoaders } from "../../out/loaders.js";
 
 export interface Validator {
   (data: unknown): boolean;
@@ -26,7 +27,11 @@ export interface RevisionValidators {
   [name: string]: unknown;
 }
 
-function lazyLoader<T>(file: string): (revision: Revision) => T | Promise<T> {
+/**
+ * Load a revision's module on first use, through the generated loader table (out/loaders.ts): its specifiers are
+ * static, so Deno needs no read permission for them and a bundler (esbuild for Workers) includes exactly those files.
+ */
+function lazyLoader<T>(loaders: Readonly<Record<Revision, () => Promise<unknown>>>): (revision: Revision) => T | Promise<T> {
   const loaded = new Map<Revision, T>();
   const loading = new Map<Revision, Promise<T>>();
   return (revision) => {
@@ -34,10 +39,17 @@ function lazyLoader<T>(file: string): (revision: Revision) => T | Promise<T> {
     if (ready) return ready;
     let pending = loading.get(revision);
     if (!pending) {
-      pending = import(/* @vite-ignore */ `../../out/${revision}/${file}`).then((m: T) => {
-        loaded.set(revision, m);
-        return m;
-      });
+      pending = loaders[revision]().then(
+        (m) => {
+          loaded.set(revision, m as T);
+          return m as T;
+        },
+        (err: unknown) => {
+          // Not cached: a load that failed (a host refusing it, a transient error) is tried again by the next request.
+          loading.delete(revision);
+          throw err;
+        },
+      );
       loading.set(revision, pending);
     }
     return pending;
@@ -48,10 +60,10 @@ function lazyLoader<T>(file: string): (revision: Revision) => T | Promise<T> {
  * The dispatch validators of `revision`, loaded on first use: a process that only ever serves 2026-07-28 never
  * loads the legacy ones. Synchronous once loaded.
  */
-export const validatorsFor = lazyLoader<DispatchValidators>("dispatch-validators.js");
+export const validatorsFor = lazyLoader<DispatchValidators>(dispatchValidatorLoaders);
 
 /** Every generated validator of `revision` (large; loaded only to check outgoing results). */
-export const allValidatorsFor = lazyLoader<RevisionValidators>("validators.js");
+export const allValidatorsFor = lazyLoader<RevisionValidators>(validatorLoaders);
 
 type ValidationError = NonNullable<Validator["errors"]>[number];
 

@@ -14,9 +14,14 @@
  */
 import { createRequire } from "node:module";
 
-/** node:crypto, loaded on first use: it costs ~10 ms of start-up, and most servers never seal a requestState. */
+/**
+ * node:crypto, loaded on first use: it costs ~10 ms of start-up, and most servers never seal a requestState.
+ * `process.getBuiltinModule` (Node >= 20.16, Bun, Deno, workerd with nodejs_compat) loads it synchronously without a
+ * `require`, which workerd cannot make (it has no `import.meta.url`); older Node 20 falls back to createRequire.
+ * Web Crypto would need no Node API, but its HMAC is asynchronous and sealing happens inside synchronous dispatch.
+ */
 let cryptoModule: typeof import("node:crypto") | undefined;
-const crypto = () => (cryptoModule ??= createRequire(import.meta.url)("node:crypto") as typeof import("node:crypto"));
+const crypto = () => (cryptoModule ??= (globalThis.process?.getBuiltinModule?.("node:crypto") ?? createRequire(import.meta.url)("node:crypto")) as typeof import("node:crypto"));
 
 export interface RequestStatePayload {
   /** Originating method. */

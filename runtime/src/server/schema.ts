@@ -13,9 +13,13 @@ export interface SchemaValidator {
 }
 
 // ajv is loaded on first compile only: generated projects pass precompiled (standalone) validators and never need it.
-const require = createRequire(import.meta.url);
+// So is the `require` that loads it: made at module scope it would throw on import where there is no
+// `import.meta.url` (workerd), and the runtime would not load at all.
+let load: NodeJS.Require | undefined;
 let ajv2020: Ajv | undefined;
 let ajv07: Ajv | undefined;
+
+const require = (id: string): unknown => (load ??= createRequire(import.meta.url))(id);
 
 function withFormats(ajv: Ajv): Ajv {
   const formats = require("ajv-formats") as { default?: (a: Ajv) => void } & ((a: Ajv) => void);
@@ -33,6 +37,37 @@ function engine(schema: Record<string, unknown>): Ajv {
   return (ajv2020 ??= withFormats(new Ajv2020({ strict: false, allErrors: false }) as unknown as Ajv));
 }
 
+/**
+ * Raised when this host cannot compile a JSON Schema at all: ajv compiles a schema to JavaScript source and evaluates
+ * it, which workerd (Cloudflare Workers) forbids, and a bundle may not contain ajv. The remedy is the same everywhere:
+ * a validator compiled ahead of time (ajv standalone code, as generated projects make for every tool), passed as the
+ * tool's `validateInput` / `validateOutput`. One line, as it becomes a -32603 error's message.
+ */
+export class SchemaCompileUnavailableError extends Error {
+  constructor(reason: string, cause?: unknown) {
+    super(`this host cannot compile JSON Schemas at run time (${reason}): pass the tool a precompiled validateInput (and validateOutput), e.g. fromAjv(<ajv standalone code>); see docs/hosting.md`, {
+      cause,
+    });
+    this.name = "SchemaCompileUnavailableError";
+  }
+}
+
+const firstLine = (err: unknown): string => ((err as Error)?.message ?? String(err)).split("\n")[0];
+
+let codeGeneration: { refused?: string } | undefined;
+/** Why this host refuses to evaluate generated code (`new Function`), or undefined when it allows it; checked once. */
+function codeGenerationRefused(): string | undefined {
+  codeGeneration ??= (() => {
+    try {
+      new Function("return 0");
+      return {};
+    } catch (err) {
+      return { refused: firstLine(err) };
+    }
+  })();
+  return codeGeneration.refused;
+}
+
 /** Wrap an ajv-style validating function (compiled or standalone) as a SchemaValidator. */
 export function fromAjv(fn: ValidateFunction | ((d: unknown) => boolean)): SchemaValidator {
   const v = ((data: unknown) => fn(data) as boolean) as SchemaValidator;
@@ -45,10 +80,21 @@ export function fromAjv(fn: ValidateFunction | ((d: unknown) => boolean)): Schem
   return v;
 }
 
-/** Compile `schema`; throws TypeError when it is not a valid JSON Schema. */
+/**
+ * Compile `schema`; throws TypeError when it is not a valid JSON Schema, SchemaCompileUnavailableError when this host
+ * cannot compile one (code generation from strings disallowed, or no ajv to load).
+ */
 export function compileSchema(schema: Record<string, unknown>): SchemaValidator {
+  const refused = codeGenerationRefused();
+  if (refused !== undefined) throw new SchemaCompileUnavailableError(refused);
+  let ajv: Ajv;
   try {
-    return fromAjv(engine(schema).compile(schema));
+    ajv = engine(schema);
+  } catch (err) {
+    throw new SchemaCompileUnavailableError(`ajv cannot be loaded: ${firstLine(err)}`, err);
+  }
+  try {
+    return fromAjv(ajv.compile(schema));
   } catch (err) {
     throw new TypeError(`invalid JSON Schema: ${(err as Error).message}`, { cause: err });
   }

@@ -11,6 +11,7 @@ import { type Revision, ERA, REVISIONS, hasCapability } from "../rules.js";
 import { RequestStateCodec } from "../protocol/mrtr.js";
 import type { CompiledTool, TemplateEntry } from "./registry.js";
 import type { PromptDefinition, ResourceDefinition, ResourceTemplateDefinition, ServerEvent, ServerOptions, ToolDefinition } from "./types.js";
+import { readEnv } from "./env.js";
 import { UriTemplate } from "./uri-template.js";
 
 export type { Revision, Era } from "../rules.js";
@@ -52,7 +53,7 @@ export class McpServer {
   /** Seals and opens MRTR requestState; one per server, shared by all its connections. */
   /** Seals and opens MRTR requestState (spec/2026-07-28/basic/patterns/mrtr.mdx); made on first use. */
   get requestStateCodec(): RequestStateCodec {
-    return (this.stateCodec ??= new RequestStateCodec(this.options.requestStateSecret ?? process.env.MCP_REQUEST_STATE_SECRET));
+    return (this.stateCodec ??= new RequestStateCodec(this.options.requestStateSecret ?? readEnv("MCP_REQUEST_STATE_SECRET")));
   }
   private stateCodec?: RequestStateCodec;
   private readonly capabilityCache = new Map<Revision, Record<string, unknown>>();
@@ -66,7 +67,7 @@ export class McpServer {
     const given = Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) as ServerOptions;
     this.options = { pageSize: 100, logging: true, defaultLogLevel: "info", clientRequestTimeoutMs: 60_000, requestStateTtlMs: 600_000, ...given };
     if (!Number.isSafeInteger(this.options.pageSize) || this.options.pageSize < 1) throw new TypeError(`createServer: pageSize must be a positive integer`);
-    this.validateResults = options.validateResults ?? process.env.MCP_RUNTIME_VALIDATE_RESULTS === "1";
+    this.validateResults = options.validateResults ?? readEnv("MCP_RUNTIME_VALIDATE_RESULTS") === "1";
   }
 
   /** Register a tool. Tool names are unique; `tools/list` lists them in registration order. */

@@ -151,20 +151,26 @@ function plural(n, word) {
   return `${n} ${word}${n === 1 ? "" : "s"}`;
 }
 
+// ajv standalone code still calls require() for its helpers (ajv-formats' checks, ajv's equal): each becomes a static
+// default import, whose value is the CommonJS module.exports that require returns, so the validator also loads where
+// createRequire(import.meta.url) cannot (a Cloudflare Worker has no import.meta.url) and a bundler can follow it.
+function esmRequires(code) {
+  const bindings = new Map();
+  const body = code.replace(/\brequire\("([^"]+)"\)/g, (_, specifier) => {
+    if (!bindings.has(specifier)) bindings.set(specifier, `__require${bindings.size}`);
+    return bindings.get(specifier);
+  });
+  const file = (s) => (/^(@[^/]+\/)?[^/]+\/.+/.test(s) && !/\.[cm]?js$/.test(s) ? `${s}.js` : s);
+  return [...bindings].map(([s, name]) => `import ${name} from ${JSON.stringify(file(s))};\n`).join("") + body;
+}
+
 function validatorSource(schema) {
   const draft07 = typeof schema.$schema === "string" && /draft-07/.test(schema.$schema);
   const options = { strict: false, allErrors: false, code: { source: true, esm: true, lines: false, optimize: true } };
   const ajv = draft07 ? new lazy.Ajv(options) : new lazy.Ajv2020(options);
   lazy.addFormats(ajv);
   const code = lazy.standaloneCode.default(ajv, ajv.compile(schema));
-  return (
-    HEADER +
-    "// @ts-nocheck\n" +
-    'import { createRequire } from "node:module";\n' +
-    "const require = createRequire(import.meta.url);\n" +
-    code.replace(/^"use strict";/, "") +
-    "\n"
-  );
+  return HEADER + "// @ts-nocheck\n" + esmRequires(code.replace(/^"use strict";/, "")) + "\n";
 }
 
 // ---- the interfaces and the registration glue ----
