@@ -20,7 +20,12 @@ server.tool({
 });
 const handler = server.fetchHandler({ path: "/mcp" });
 const http = serve(
-  { fetch: handler, hostname: "127.0.0.1", port: Number(process.env.PORT ?? 0) },
-  (info) => process.stderr.write(`listening http://127.0.0.1:${info.port}/mcp\n`),
+  {
+    fetch: handler,
+    hostname: "127.0.0.1",
+    port: Number(process.env.PORT ?? 0),
+  },
+  (info) =>
+    process.stderr.write(`listening http://127.0.0.1:${info.port}/mcp\n`),
 );
 process.on("SIGTERM", () => http.close(() => process.exit(0)));

@@ -65,7 +65,13 @@ export class Connection implements LegacyPeer {
         if (Array.isArray(value)) await this.receiveBatch(value, sink, admit);
         else await this.receiveOne(value, sink, admit, route);
       } catch (err) {
-        process.stderr.write(`mcp runtime: ${String((err as Error)?.stack ?? err)}\n`);
+        // A bug of the runtime's own: logged, and a request still gets an answer (-32603), so no client waits forever.
+        console.error(`mcp runtime: ${String((err as Error)?.stack ?? err)}`);
+        const req = inspect(value);
+        if (req.type === "request") {
+          const revision = this.session?.revision ?? this.fallbackRevision;
+          sink.send(this.errorResponse(req.message.id, errorCode(revision, "INTERNAL_ERROR")!, "Internal error", undefined, revision));
+        }
       }
     });
   }

@@ -57,7 +57,13 @@ export async function handshake(server: McpServer, current: LegacySession | unde
   if (current) return { response: errorResponse(current.revision, req.id, errorCode(current.revision, "INVALID_REQUEST")!, "Invalid Request: already initialized") };
   if (typeof requested !== "string") return { response: errorResponse(newest, req.id, errorCode(newest, "INVALID_PARAMS")!, "Invalid params: protocolVersion must be a string") };
   const revision = (legacy as string[]).includes(requested) ? (requested as Revision) : newest;
-  const validators = await validatorsFor(revision);
+  let validators: Awaited<ReturnType<typeof validatorsFor>>;
+  try {
+    validators = await validatorsFor(revision);
+  } catch (err) {
+    // A load that fails is answered, never dropped (the next initialize tries again).
+    return { response: errorResponse(revision, req.id, errorCode(revision, "INTERNAL_ERROR")!, `Internal error: the ${revision} validators could not be loaded (${(err as Error)?.message ?? err})`) };
+  }
   const v = validators.clientRequestValidators.initialize;
   if (v && !v(req)) return { response: errorResponse(revision, req.id, errorCode(revision, "INVALID_PARAMS")!, `Invalid params: ${describeErrors(v)}`) };
   let markReady!: () => void;
