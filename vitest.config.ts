@@ -6,6 +6,10 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 180_000,
     pool: "forks",
+    // Two test files at a time on this 2-core machine (vitest would run one: cores - 1). The suites are mostly child
+    // processes and I/O waits, so two overlap well; timing-sensitive checks (RSS, progress pacing) are bounded loosely.
+    maxWorkers: 2,
+    minWorkers: 1,
     reporters: ["default"],
   },
 });
