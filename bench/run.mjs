@@ -107,6 +107,16 @@ const SERVERS = [
     },
   },
   {
+    id: "bare-fetch",
+    label: "bare-fetch",
+    about:
+      "the bare handler as a web-standard fetch handler served by @hono/node-server (the adapter's own cost)",
+    http: {
+      "legacy-session": ["bare-fetch.mjs"],
+      modern: ["bare-fetch.mjs"],
+    },
+  },
+  {
     id: "runtime-fetch",
     label: "runtime-fetch",
     about:

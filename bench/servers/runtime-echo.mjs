@@ -1,21 +1,8 @@
-// OUR server: the create-mcp-server runtime (built to runtime/dist by `npm run build`), set up
-// as a scaffolded project sets it up: the tool's input validator precompiled by ajv standalone
-// (bench/lib/precompile.mjs, run by bench/run.mjs), so ajv itself is never loaded at run time.
-import { createServer, fromAjv } from "../../runtime/dist/index.js";
-import validateEcho from "../.generated/echo-input.mjs";
+// OUR server: the create-mcp-server runtime (built to runtime/dist by `npm run build`) on stdio or
+// on its own node:http server (serveHttp).
+import { benchServer } from "./runtime-server.mjs";
 
-const server = createServer({ name: "bench", version: "1.0.0" });
-server.tool({
-  name: "echo",
-  description: "Echo",
-  inputSchema: {
-    type: "object",
-    properties: { text: { type: "string" } },
-    required: ["text"],
-  },
-  validateInput: fromAjv(validateEcho),
-  handler: async ({ text }) => ({ content: [{ type: "text", text }] }),
-});
+const server = benchServer();
 const transport = process.argv.includes("--http") ? "http" : "stdio";
 if (transport === "http")
   await server.serveHttp({

@@ -51,6 +51,7 @@ const HTTP: Row[] = [
   ["a session with its revision's header", req("tools/list"), http({ "mcp-protocol-version": "2025-11-25" }, { revision: "2025-11-25" }), "legacy 2025-11-25"],
   ["a session with an unsupported version header: 400", req("tools/list"), http({ "mcp-protocol-version": "1999-01-01" }, { revision: "2025-11-25" }), "reject -32600 400"],
   ["a session with a modern version header: 400", req("tools/list"), http({ "mcp-protocol-version": "2026-07-28" }, { revision: "2025-11-25" }), "reject -32600 400"],
+  ["a legacy version in _meta inside a session is the session's, not a modern claim", req("tools/list", meta("2025-11-25")), http({}, { revision: "2025-11-25" }), "legacy 2025-11-25"],
   ["a session id on a modern request is ignored (body-primary)", req("tools/list", meta("2026-07-28")), http(MODERN_HEADERS, "unknown"), "modern 2026-07-28"],
   ["a modern-only server ignores Mcp-Session-Id", req("tools/list", meta("2026-07-28")), { ...http(MODERN_HEADERS, "unknown"), served: MODERN_ONLY }, "modern 2026-07-28"],
   ["initialize without a session mints one", req("initialize", { protocolVersion: "2025-11-25" }), http(), "legacy (handshake)"],

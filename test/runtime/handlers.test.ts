@@ -101,6 +101,55 @@ describe("fetchHandler (web-standard Request → Response)", () => {
     expect(big.status).toBe(413);
   });
 
+  it("refuses Host values whose port is not a port", async () => {
+    const { headers, body } = modern(6, "tools/list");
+    const status = (host: string) => handler(new Request("http://127.0.0.1/mcp", { method: "POST", headers: { ...headers, host }, body: JSON.stringify(body) })).then((r) => r.status);
+    expect(await status("localhost:8787")).toBe(200);
+    expect(await status("[::1]:8787")).toBe(200);
+    for (const bad of ["localhost:abc", "[::1]evil.com", "localhost:"]) expect(await status(bad), bad).toBe(403);
+  });
+
+  it("answers a client that left before dispatch with nothing run (no listen or handler left behind)", async () => {
+    let ran = 0;
+    const server = fixture();
+    server.tool({ name: "count_runs", inputSchema: { type: "object" }, handler: () => (ran++, { content: [] }) });
+    const h = server.fetchHandler();
+    const gone = AbortSignal.abort();
+    const call = modern(7, "tools/call", { name: "count_runs", arguments: {} }, "count_runs");
+    const r = await h(new Request("http://127.0.0.1/mcp", { method: "POST", headers: call.headers, body: JSON.stringify(call.body), signal: gone }));
+    expect(r.status).toBe(499);
+    const listen = modern(8, "subscriptions/listen", { notifications: { toolsListChanged: true } });
+    expect((await h(new Request("http://127.0.0.1/mcp", { method: "POST", headers: listen.headers, body: JSON.stringify(listen.body), signal: gone }))).status).toBe(499);
+    expect(ran).toBe(0);
+    // No listen was left subscribed: closing the handler has nothing to end.
+    await h.close();
+  });
+
+  it("answers 400 when the body stream fails", async () => {
+    const { headers } = modern(9, "tools/list");
+    const broken = new ReadableStream({
+      start(c) {
+        c.enqueue(new TextEncoder().encode("{"));
+        c.error(new Error("the connection broke"));
+      },
+    });
+    const r = await handler(new Request("http://127.0.0.1/mcp", { method: "POST", headers, body: broken, duplex: "half" } as RequestInit));
+    expect(r.status).toBe(400);
+    expect((await r.json()).error.code).toBe(-32600);
+  });
+
+  it("ends an open subscriptions/listen gracefully when the handler closes: the listen's result is sent", async () => {
+    const h = fixture().fetchHandler();
+    const listen = modern(10, "subscriptions/listen", { notifications: { toolsListChanged: true } });
+    const res = await h(new Request("http://127.0.0.1/mcp", { method: "POST", headers: listen.headers, body: JSON.stringify(listen.body) }));
+    const text = res.text();
+    await new Promise((r) => setTimeout(r, 50));
+    await h.close();
+    const messages = (await read(new Response(await text, { headers: res.headers }))).messages;
+    expect(messages[0].method).toBe("notifications/subscriptions/acknowledged");
+    expect(messages.at(-1)).toMatchObject({ id: 10, result: { _meta: { "io.modelcontextprotocol/subscriptionId": 10 } } });
+  });
+
   it("with allowedHosts serves the named host only", async () => {
     const open = fixture().fetchHandler({ allowedHosts: ["mcp.example.com"] });
     const { headers, body } = modern(5, "tools/list");
@@ -140,6 +189,31 @@ describe("nodeHandler mounted at /api/mcp in a node:http server", () => {
     const other = await fetch(base + "/elsewhere");
     expect(other.status).toBe(404);
     expect(await other.text()).toBe("not mine");
+  });
+
+  it("takes a body a middleware already read as text or bytes (express.text(), express.raw())", async () => {
+    const handler = fixture().nodeHandler();
+    const text = createHttpServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on("data", (c: Buffer) => chunks.push(c));
+      req.on("end", () => {
+        const raw = Buffer.concat(chunks);
+        (req as typeof req & { body?: unknown }).body = req.headers["x-as"] === "string" ? raw.toString("utf8") : raw;
+        handler(req, res);
+      });
+    });
+    await new Promise<void>((r) => text.listen(0, "127.0.0.1", r));
+    try {
+      const url = `http://127.0.0.1:${(text.address() as AddressInfo).port}/mcp`;
+      for (const as of ["string", "buffer"]) {
+        const { headers, body } = modern(3, "server/discover");
+        const r = await fetch(url, { method: "POST", headers: { ...headers, "x-as": as }, body: JSON.stringify(body), signal: AbortSignal.timeout(5000) });
+        expect(r.status, as).toBe(200);
+        expect((await r.json()).result.resultType).toBe("complete");
+      }
+    } finally {
+      await new Promise<void>((r) => text.close(() => r()));
+    }
   });
 
   it("refuses a foreign Origin with 403", async () => {

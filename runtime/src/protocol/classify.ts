@@ -83,7 +83,11 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "obj
 export function classify(message: InboundMessage, facts: InboundFacts): Classification {
   const { served, session } = facts;
   const meta = isObject(message.params?._meta) ? (message.params!._meta as Record<string, unknown>) : undefined;
-  const claimsModern = meta !== undefined && META_PROTOCOL_VERSION in meta && served.modern.length > 0;
+  const claimed = meta?.[META_PROTOCOL_VERSION];
+  // A `_meta` protocol version claims the modern era, except a legacy version inside a legacy session: that is the
+  // session's own revision echoed, not a stateless request.
+  const inSession = session !== undefined && session !== "unknown";
+  const claimsModern = meta !== undefined && META_PROTOCOL_VERSION in meta && served.modern.length > 0 && !(inSession && isRevision(claimed) && isLegacy(claimed));
   const http = facts.transport === "http";
   const isInitialize = message.kind === "request" && message.method === "initialize";
 

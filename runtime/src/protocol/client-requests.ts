@@ -40,9 +40,15 @@ export class ClientRequests {
     if (session && !session.initialized) {
       // Waiting ends when the session is ready, the request is cancelled, or the client can no longer answer (EOF).
       await new Promise<void>((resolve, reject) => {
-        void session.ready.then(resolve);
-        signal.addEventListener("abort", () => reject(signal.reason), { once: true });
-        this.waiters.add(reject);
+        const onAbort = () => fail(signal.reason);
+        const done = () => {
+          this.waiters.delete(fail);
+          signal.removeEventListener("abort", onAbort);
+        };
+        const fail = (err: unknown) => (done(), reject(err));
+        void session.ready.then(() => (done(), resolve()));
+        signal.addEventListener("abort", onAbort, { once: true });
+        this.waiters.add(fail);
       });
     }
     if (this.noMoreAnswers) throw this.noMoreAnswers;

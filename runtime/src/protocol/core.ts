@@ -21,7 +21,7 @@ export interface ProtocolCore {
   /** A new peer link whose answers go to `sink`. */
   connect(sink: Sink, options?: ConnectionOptions): Connection;
   /** A modern request classified by an HTTP endpoint: dispatched statelessly, no link. Resolves when answered. */
-  serveModern(value: unknown, route: Classification & { kind: "modern" }, sink: Sink, flight: InFlight): Promise<void> | void;
+  serveModern(value: unknown, route: Classification & { kind: "modern" }, sink: Sink, flight: InFlight, listens?: Set<() => void>): Promise<void> | void;
   /** HTTP: the Mcp-Param headers tool `toolName` declares (spec/2026-07-28/basic/transports/streamable-http.mdx#custom-headers-from-tool-parameters). */
   paramHeaders(toolName: string): readonly HeaderParam[] | undefined;
 }
@@ -41,7 +41,7 @@ export function protocolCore(server: McpServer): ProtocolCore {
         return server.eras;
       },
       connect: (sink, options) => new Connection(server, sink, options),
-      serveModern: (value, route, sink, flight) => dispatcherFor(server).serveModern(value, route, sink, flight),
+      serveModern: (value, route, sink, flight, listens) => dispatcherFor(server).serveModern(value, route, sink, flight, listens),
       paramHeaders(toolName) {
         const tool = server.tools.get(toolName);
         if (!tool) return undefined;

@@ -61,7 +61,7 @@ const METHODS: Readonly<Record<string, MethodHandler>> = {
   "prompts/list": (s, p, ctx) => listPrompts(s, ctx.revision, p),
   "prompts/get": (s, p, ctx) => getPrompt(s, ctx.revision, p, ctx),
   "completion/complete": (s, p, ctx) => complete(s, ctx.revision, p),
-  "subscriptions/listen": (s, p, ctx) => listen(s, p, ctx, ctx.sink, ctx.scope.peer),
+  "subscriptions/listen": (s, p, ctx) => listen(s, p, ctx, ctx.sink, ctx.scope.peer?.listens ?? ctx.scope.listens, ctx.scope.peer?.transport === "stdio"),
 };
 
 /**
@@ -114,7 +114,7 @@ export class Dispatcher {
    * A modern request over HTTP, classified by the endpoint: no link, no session, nothing kept after it is answered.
    * `flight` is the exchange's, so that a disconnect cancels it. Resolves when answered (or cancelled).
    */
-  serveModern(value: unknown, route: Classification & { kind: "modern" }, sink: Sink, flight: InFlight): Promise<void> | void {
+  serveModern(value: unknown, route: Classification & { kind: "modern" }, sink: Sink, flight: InFlight, listens?: Set<() => void>): Promise<void> | void {
     const inbound = inspect(value);
     if (inbound.type !== "request") {
       const id = inbound.type === "invalid" ? inbound.id : undefined;
@@ -122,7 +122,7 @@ export class Dispatcher {
       return sink.send(errorResponse(route.revision, id, errorCode(route.revision, "INVALID_REQUEST")!, `Invalid Request: ${reason}`));
     }
     const meta = route.meta!;
-    const scope: RequestScope = { revision: route.revision, req: inbound.message, sink, clientCapabilities: meta.clientCapabilities, clientInfo: meta.clientInfo, meta: meta.raw, flight };
+    const scope: RequestScope = { revision: route.revision, req: inbound.message, sink, clientCapabilities: meta.clientCapabilities, clientInfo: meta.clientInfo, meta: meta.raw, flight, listens };
     return this.dispatch(scope, noop);
   }
 

@@ -5,10 +5,13 @@
  */
 import type { McpServer, RequestContext } from "../server/server.js";
 import { META_SUBSCRIPTION_ID } from "../wire/meta.js";
-import type { LegacyPeer } from "./legacy-session.js";
 import type { Sink } from "./request.js";
 
-export async function listen(server: McpServer, params: Record<string, unknown>, ctx: RequestContext, sink: Sink, peer: LegacyPeer | undefined): Promise<Record<string, unknown>> {
+/**
+ * @param ends where the listen registers its end, so that its link or endpoint can end it gracefully (stdin EOF, an
+ * HTTP endpoint closing); `stdio`: the server ending it also sends notifications/cancelled.
+ */
+export async function listen(server: McpServer, params: Record<string, unknown>, ctx: RequestContext, sink: Sink, ends: Set<() => void> | undefined, stdio: boolean): Promise<Record<string, unknown>> {
   const id = ctx.requestId;
   const tagged = (p: Record<string, unknown>) => ({ ...p, _meta: { [META_SUBSCRIPTION_ID]: id } });
   const filter = server.honourFilter((params.notifications ?? {}) as Record<string, unknown>);
@@ -22,14 +25,14 @@ export async function listen(server: McpServer, params: Record<string, unknown>,
     if (wanted) sink.send({ jsonrpc: "2.0", method: e.method, params: tagged(e.uri === undefined ? {} : { uri: e.uri }) });
   });
   ctx.signal.addEventListener("abort", () => end());
-  peer?.listens.add(end);
+  ends?.add(end);
   try {
     await ended;
   } finally {
     stop();
-    peer?.listens.delete(end);
+    ends?.delete(end);
   }
-  if (!ctx.signal.aborted && peer?.transport === "stdio") {
+  if (!ctx.signal.aborted && stdio) {
     sink.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id, reason: "the server ended the subscription" } });
   }
   return { _meta: { [META_SUBSCRIPTION_ID]: id } };

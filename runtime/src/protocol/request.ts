@@ -65,6 +65,8 @@ export interface RequestScope {
   readonly peer?: LegacyPeer;
   /** Set by dispatch once the request is admitted. */
   flight?: InFlight;
+  /** Modern HTTP: where a subscriptions/listen registers its end, so that the endpoint can end it gracefully. */
+  readonly listens?: Set<() => void>;
 }
 
 export type { RequestId };

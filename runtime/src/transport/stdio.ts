@@ -22,6 +22,12 @@ export interface StdioOptions {
   protectStdout?: boolean;
   /** Exit the process (code 0) after EOF once all work is answered. Default true when input is process.stdin. */
   exitOnEof?: boolean;
+  /**
+   * After EOF, how long in-flight requests may run on before their handlers are aborted (their signals fire), in ms;
+   * a handler that still does not settle 1 s later is abandoned, so the process exits promptly
+   * (spec/2026-07-28/basic/transports/stdio.mdx#shutdown). Default 10 000.
+   */
+  eofGraceMs?: number;
 }
 
 /** Route console.log/info/debug/warn/trace and process.stdout.write to stderr; returns the real stdout writer. */
@@ -145,7 +151,16 @@ export async function serveStdio(core: ProtocolCore, options: StdioOptions = {})
   connection.endSubscriptions();
   const idle = connection.idle();
   const ender = setInterval(() => connection.endSubscriptions(), 20);
-  await idle;
+  const within = (ms: number) => {
+    let timer!: NodeJS.Timeout;
+    const late = new Promise<boolean>((r) => (timer = setTimeout(r, ms, false)));
+    return Promise.race([idle.then(() => true), late]).finally(() => clearTimeout(timer));
+  };
+  if (!(await within(options.eofGraceMs ?? 10_000))) {
+    process.stderr.write("mcp runtime: stdin closed and requests are still running; aborting them\n");
+    connection.abortAll();
+    await within(1000);
+  }
   clearInterval(ender);
   connection.close();
   await paced.idle();

@@ -39,6 +39,8 @@ export class HttpEndpoint {
   readonly legacy = new LegacyStreamableHttp(this);
   private readonly sse = new LegacySseTransport(this);
   private readonly streams = new Set<Reply>();
+  /** Ends of the modern subscriptions/listen requests in flight here. */
+  private readonly listens = new Set<() => void>();
   private readonly access: AccessPolicy;
   private readonly fallback: Revision;
   private timers?: ReturnType<typeof setInterval>[];
@@ -94,10 +96,19 @@ export class HttpEndpoint {
     this.replayChars -= chars;
   }
 
-  /** End every stream and session; later requests get 503. */
-  close(): void {
+  /**
+   * End every stream and session; later requests get 503. Open subscriptions/listen streams end gracefully first: the
+   * server ending a subscription answers its request (spec/2026-07-28/basic/patterns/subscriptions.mdx#graceful-closure).
+   */
+  async close(): Promise<void> {
+    if (this.closing) return;
     this.closing = true;
     for (const t of this.timers ?? []) clearInterval(t);
+    if (this.listens.size) {
+      for (const end of [...this.listens]) end();
+      // Their results are written a few promise turns later.
+      await new Promise((r) => setTimeout(r, 0));
+    }
     this.legacy.close();
     this.sse.close();
     for (const s of this.streams) s.end();
@@ -243,6 +254,8 @@ export class HttpEndpoint {
         accepted(value);
       },
       tooLarge,
+      // The body could not be read (its stream failed, or another handler consumed it): 400, never silence.
+      (err) => this.invalidRequest(res, 400, `Bad Request: the body could not be read (${(err as Error)?.message ?? err})`),
     );
   }
 
@@ -281,13 +294,15 @@ export class HttpEndpoint {
     // accepts only JSON could never receive its acknowledgement or events.
     if (msg.method === LISTEN_METHOD && !accept.sse) return this.invalidRequest(res, 406, "Not Acceptable: subscriptions/listen answers with text/event-stream", isId(msg.id) ? msg.id : null);
 
+    // The client left before its request was dispatched: nothing to run (a listen would never be ended).
+    if (res.destroyed) return;
     // Stateless: no Connection, nothing kept once it is answered. The exchange's flight is what a disconnect cancels.
     const exchange = new Exchange(this, res, accept, route.revision);
     const flight = (exchange.flight = new InFlight());
     res.once("close", () => exchange.closed());
     let done: Promise<void> | void;
     try {
-      done = this.core.serveModern(msg, route, exchange, flight);
+      done = this.core.serveModern(msg, route, exchange, flight, this.listens);
     } catch (err) {
       return this.internalError(res, err);
     }

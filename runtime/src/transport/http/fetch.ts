@@ -12,8 +12,8 @@ import type { HandlerOptions } from "./options.js";
 import { warnIfOpen } from "./security.js";
 
 export type FetchHandler = ((request: Request) => Promise<Response>) & {
-  /** End every stream and session of this handler. */
-  close(): void;
+  /** End every stream and session of this handler (listen streams first, gracefully). */
+  close(): Promise<void>;
 };
 
 /**

@@ -23,8 +23,8 @@ export interface HttpHandle {
 
 /** A request handler for Node's HTTP stack. `next` (Express, Connect) is called only for a path the handler does not serve. */
 export type NodeHandler = ((req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void) => void) & {
-  /** End every stream and session of this handler. */
-  close(): void;
+  /** End every stream and session of this handler (listen streams first, gracefully). */
+  close(): Promise<void>;
 };
 
 const EMPTY = new Uint8Array(0);
@@ -39,8 +39,16 @@ function nodeIncoming(req: IncomingMessage & { body?: unknown }, res: ServerResp
     url: req.url ?? "/",
     headers: req.headers,
     // A body-parsing middleware ran first (express.json(), or Fastify's body assigned to request.raw.body).
-    parsedBody: req.body !== undefined && typeof req.body === "object" && !Buffer.isBuffer(req.body) ? req.body : undefined,
-    readBody(limit, done, tooLarge) {
+    parsedBody: req.body !== undefined && req.body !== null && typeof req.body === "object" && !Buffer.isBuffer(req.body) ? req.body : undefined,
+    readBody(limit, done, tooLarge, failed) {
+      // A middleware read the stream as text or bytes (express.text(), express.raw()): those are the body.
+      const raw = req.body;
+      if (typeof raw === "string" || Buffer.isBuffer(raw)) {
+        const bytes = typeof raw === "string" ? Buffer.from(raw, "utf8") : raw;
+        return bytes.length > limit ? tooLarge() : done(bytes);
+      }
+      // The stream was consumed by something else, and nothing it read was left: no body can be had.
+      if (req.readableEnded) return failed(new Error("the request body was already read by another handler"));
       if (Number(req.headers["content-length"]) > limit) return drainThen(req, res, limit, tooLarge);
       let first: Buffer | undefined;
       let more: Buffer[] | undefined;
@@ -154,7 +162,7 @@ export async function serveHttp(core: ProtocolCore, options: HttpOptions = {}): 
   if (!options.quiet) process.stderr.write(`listening ${url}\n`);
   const close = async () => {
     const closed = new Promise<void>((r) => http.close(() => r()));
-    endpoint.close();
+    await endpoint.close();
     http.closeIdleConnections();
     setTimeout(() => http.closeAllConnections(), 1000).unref();
     await closed;

@@ -76,8 +76,9 @@ export class AccessPolicy {
         port = h.slice(i + 1);
       }
     }
-    // A bound server knows its port; a mounted handler accepts the loopback names with any port.
-    ok = names.has(h) || (names.has(name) && (port === undefined || !this.bound || port === String(this.bound.port())));
+    // A port is digits (RFC 3986 §3.2.3). A bound server knows its own; a mounted handler accepts any.
+    const portOk = port === undefined || (/^\d{1,5}$/.test(port) && (!this.bound || port === String(this.bound.port())));
+    ok = names.has(h) || (names.has(name) && portOk);
     if (this.hostCache.size < 1024) this.hostCache.set(host, ok);
     return ok;
   }
