@@ -24,9 +24,22 @@ export type FetchHandler = ((request: Request) => Promise<Response>) & {
 export function fetchHandler(core: ProtocolCore, options: HandlerOptions = {}): FetchHandler {
   const endpoint = new HttpEndpoint(core, options);
   warnIfOpen(endpoint, options, "fetchHandler");
+  // Replies still open a macrotask after their request arrived watch its signal, so that a client's disconnect cancels
+  // a long request (spec/2026-07-28/basic/transports/streamable-http.mdx#cancellation); the many answered at once never
+  // pay for a signal. One timer per batch of requests, not one per request.
+  let opened: { reply: FetchReply; request: Request }[] = [];
+  const watchOpen = () => {
+    const batch = opened;
+    opened = [];
+    for (const { reply, request } of batch) reply.watch(request.signal);
+  };
   const handler = (request: Request): Promise<Response> => {
-    const reply = new FetchReply(request.signal);
+    const reply = new FetchReply();
     endpoint.handle(fetchIncoming(request, new URL(request.url)), reply);
+    if (!reply.writableEnded) {
+      if (opened.length === 0) setTimeout(watchOpen, 0);
+      opened.push({ reply, request });
+    }
     return reply.response;
   };
   return Object.assign(handler, { close: () => endpoint.close() });

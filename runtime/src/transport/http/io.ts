@@ -57,11 +57,19 @@ export class FetchReply implements Reply {
   private controller?: ReadableStreamDefaultController<Uint8Array>;
   private readonly listeners: { close: (() => void)[]; finish: (() => void)[] } = { close: [], finish: [] };
 
-  constructor(signal?: AbortSignal) {
+  constructor() {
     this.response = new Promise((r) => (this.resolve = r));
-    // A client already gone when the handler runs (an aborted signal fires no event) is gone from the start.
-    if (signal?.aborted) this.gone();
-    else signal?.addEventListener("abort", () => this.gone(), { once: true });
+  }
+
+  /**
+   * Watch the request's signal: the client going away (or gone already: an aborted signal fires no event) makes this
+   * reply gone. Called only for replies still open a moment after their request arrived (see fetch.ts): touching
+   * `request.signal` costs adapters such as @hono/node-server an AbortController per request.
+   */
+  watch(signal: AbortSignal): void {
+    if (this.writableEnded || this.destroyed) return;
+    if (signal.aborted) this.gone();
+    else signal.addEventListener("abort", () => this.gone(), { once: true });
   }
 
   setHeader(name: string, value: string | number | readonly string[]): this {
