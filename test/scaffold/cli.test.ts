@@ -27,8 +27,21 @@ describe("create-mcp-server --help", () => {
   it("the packed package (npm pack, as published) scaffolds a project: its files carry the generated rules and the built runtime", async () => {
     const dir = tempDir("pack");
     // pretest has built out/ and runtime/dist; --ignore-scripts skips prepack's rebuild of the same.
-    const pack = await npm(dir, ["pack", "--ignore-scripts", "--pack-destination", dir, ROOT]);
+    const pack = await npm(dir, ["pack", "--json", "--ignore-scripts", "--pack-destination", dir, ROOT]);
     expect(pack.status, pack.stderr).toBe(0);
+    // Each revision's validators once, in the built runtime the scaffolder packs into vendor/; of out/, only the
+    // rules data the scaffolder and `rules` read.
+    const packed: string[] = JSON.parse(pack.stdout)[0].files.map((f: { path: string }) => f.path);
+    const revisions: { id: string }[] = JSON.parse(readFileSync(join(ROOT, "out", "rules.json"), "utf8")).revisions;
+    for (const { id } of revisions) {
+      for (const f of ["validators.js", "dispatch-validators.js"])
+        expect(
+          packed.filter((p) => p.endsWith(`/${id}/${f}`)),
+          `${id}/${f}`,
+        ).toEqual([`runtime/dist/out/${id}/${f}`]);
+    }
+    expect(packed.filter((p) => p.startsWith("out/"))).toEqual(["out/rules.json"]);
+    expect(packed).toContain("runtime/dist/index.js");
     const tarball = join(
       dir,
       readdirSync(dir).find((f) => f.endsWith(".tgz"))!,
@@ -37,13 +50,16 @@ describe("create-mcp-server --help", () => {
     expect(r.status, r.stderr).toBe(0);
     for (const f of ["package.json", "mcp.json", "src/main.ts", "test/revisions.json"]) expect(existsSync(join(dir, "packed-server", f)), f).toBe(true);
     expect(readdirSync(join(dir, "packed-server", "vendor")).some((f) => f.endsWith(".tgz"))).toBe(true);
+    const rules = await npm(dir, ["exec", "--yes", `--package=${tarball}`, "--", "create-mcp-server", "rules", "show", revisions[0].id]);
+    expect(rules.status, rules.stderr).toBe(0);
+    expect(rules.stdout).toMatch(new RegExp(`^revision ${revisions[0].id} \\((legacy|modern)\\)\nmethods:\n`));
   });
 
   it("is what `npm create mcp-server` runs: the package is create-mcp-server with a create-mcp-server bin", () => {
     const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8"));
     expect(pkg.name).toBe("create-mcp-server");
     expect(pkg.bin["create-mcp-server"]).toBe("bin/create-mcp-server.js");
-    for (const f of ["bin", "generator", "templates", "runtime", "out"]) expect(pkg.files).toContain(f);
+    for (const f of ["bin", "generator", "templates", "runtime", "out/rules.json"]) expect(pkg.files).toContain(f);
     expect(pkg.scripts.prepack).toBe("npm run build");
     for (const dep of ["handlebars", "prettier", "@inquirer/prompts", "validate-npm-package-name", "commander"]) expect(pkg.dependencies).toHaveProperty(dep);
   });
