@@ -99,6 +99,26 @@ describe("refusals: one clear line, exit 1, nothing written", () => {
     expect(readdirSync(cwd)).toEqual([]);
   });
 
+  it("a mistyped command followed by its arguments or options gets the same one-line suggestion, not commander's complaint and the help", async () => {
+    const cwd = tempDir("typos");
+    const cases: [string[], string, string][] = [
+      [["schema", "sync"], "schema", "schemas"],
+      [["generat", "--check"], "generat", "generate"],
+      [["rule", "show", "2025-11-25"], "rule", "rules"],
+      [["--transport", "stdio", "-t", "basic", "genrate", "--yes"], "genrate", "generate"],
+    ];
+    const runs = await Promise.all(cases.map(([args]) => create(args, cwd)));
+    runs.forEach((r, i) => {
+      const [args, word, near] = cases[i];
+      expect([r.status, r.stdout, r.stderr], args.join(" ")).toEqual([
+        1,
+        "",
+        `create-mcp-server: '${word}' is not a command (did you mean '${near}'?); to create a project with that name, pass ./${word}\n`,
+      ]);
+    });
+    expect(readdirSync(cwd)).toEqual([]);
+  });
+
   it("writes into a non-empty directory with --force, keeping other files", async () => {
     const dir = join(work, "forced");
     mkdirSync(dir);
