@@ -115,7 +115,8 @@ export function buildProgram(): Command {
     .option("--description <text>", "package description")
     .option("-y, --yes", "ask no questions; use the flags and defaults")
     .option("--no-install", "do not run npm install")
-    .option("--force", "write into a non-empty directory")
+    .option("--force", "write into a non-empty directory: add the missing files, keep identical ones; refuses (writing nothing) if a file differs, listing it")
+    .option("--overwrite", "with --force, replace the files that differ from what would be written (listed); nothing is ever deleted")
     .option("--runtime <spec>", "runtime to depend on: a published version or range, or a path to a runtime tarball or directory (default: this checkout's runtime, packed into vendor/)")
     .allowUnknownOption(false)
     .action(async (dir: string | undefined, opts: Record<string, unknown>, command: Command) => {

@@ -1,5 +1,5 @@
 // create-mcp-server [dir]: help, refusals (one line, exit 1, nothing written), determinism, and the time to scaffold.
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ROOT } from "../helpers.js";
@@ -119,7 +119,7 @@ describe("refusals: one clear line, exit 1, nothing written", () => {
     expect(readdirSync(cwd)).toEqual([]);
   });
 
-  it("writes into a non-empty directory with --force, keeping other files", async () => {
+  it("--force writes into a non-empty directory: adds what is missing, skips identical files, keeps other files", async () => {
     const dir = join(work, "forced");
     mkdirSync(dir);
     writeFileSync(join(dir, "keep.txt"), "mine");
@@ -128,6 +128,52 @@ describe("refusals: one clear line, exit 1, nothing written", () => {
     expect(r.status).toBe(0);
     expect(readFileSync(join(dir, "keep.txt"), "utf8")).toBe("mine");
     expect(existsSync(join(dir, "mcp.json"))).toBe(true);
+    // Again: every file is already as it would be written.
+    const before = hashTree(dir);
+    const again = await create([dir, "--yes", "--no-install", "--force", "--transport", "stdio"]);
+    expect([again.status, again.stderr]).toEqual([0, ""]);
+    expect(again.stdout).toMatch(/Wrote 0 files to .*; \d+ already as the scaffolder writes them\)/);
+    expect(hashTree(dir)).toBe(before);
+  });
+
+  it("--force refuses, listing them and writing nothing, when files differ from what it would write; --overwrite replaces and lists them; nothing is deleted", async () => {
+    const dir = join(work, "existing-project");
+    const base = [dir, "--yes", "--no-install", "--transport", "stdio"];
+    expect((await create(base)).status).toBe(0);
+    const original = readFileSync(join(dir, "mcp.json"), "utf8");
+    // The user's project: a new tool in mcp.json with its handler, an edited handler, a lost README.
+    const manifest = JSON.parse(original);
+    manifest.tools.push({ name: "shout", inputSchema: { type: "object", properties: { text: { type: "string" } } } });
+    writeFileSync(join(dir, "mcp.json"), JSON.stringify(manifest, null, 2));
+    writeFileSync(join(dir, "src", "tools", "shout.ts"), "// the user's handler\n");
+    writeFileSync(join(dir, "src", "tools", "echo.ts"), readFileSync(join(dir, "src", "tools", "echo.ts"), "utf8") + "// edited\n");
+    rmSync(join(dir, "README.md"));
+    const edited = hashTree(dir);
+
+    const refused = await create([...base, "--force"]);
+    expect(refused.status).toBe(1);
+    expect(refused.stdout).toBe("");
+    expect(refused.stderr).toBe(
+      `create-mcp-server: 2 files in ${dir} differ from what create-mcp-server would write; nothing was written. ` +
+        "Pass --overwrite to replace them (no other file is changed or deleted):\n  mcp.json\n  src/tools/echo.ts\n",
+    );
+    expect(hashTree(dir), "nothing written, not even the missing README.md").toBe(edited);
+
+    // Another template over it: its different files are listed too, and still nothing is written.
+    const other = await create([...base, "--force", "--template", "everything"]);
+    expect(other.status).toBe(1);
+    const listed = other.stderr.trimEnd().split("\n").slice(1);
+    expect(listed).toEqual(expect.arrayContaining(["  mcp.json", "  package.json"]));
+    expect(other.stderr).toMatch(new RegExp(`^create-mcp-server: ${listed.length} files in `));
+    expect(hashTree(dir)).toBe(edited);
+
+    const overwritten = await create([...base, "--force", "--overwrite"]);
+    expect([overwritten.status, overwritten.stderr]).toEqual([0, ""]);
+    expect(overwritten.stdout).toContain("Overwrote 2 files that differed (--overwrite):\n  mcp.json\n  src/tools/echo.ts\n");
+    expect(overwritten.stdout).toContain("handler file that the new mcp.json may not declare (delete or declare it before `npm run build`):\n  src/tools/shout.ts\n");
+    expect(readFileSync(join(dir, "mcp.json"), "utf8")).toBe(original);
+    expect(existsSync(join(dir, "README.md")), "the missing file is written").toBe(true);
+    expect(readFileSync(join(dir, "src", "tools", "shout.ts"), "utf8"), "a file the scaffolder does not write is never deleted").toBe("// the user's handler\n");
   });
 });
 
