@@ -466,7 +466,7 @@ function runStep(label: string, command: string, args: string[], cwd: string, io
     if (!io.tty) io.out(`${label}...\n`);
     child.on("error", (err) => {
       if (timer) clearInterval(timer);
-      reject(new ScaffoldError(`${label}: ${err.message}`));
+      reject(new ScaffoldError(`${command} ${args[0]} could not be started: ${err.message}`));
     });
     child.on("close", (code) => {
       if (timer) clearInterval(timer);
@@ -476,7 +476,7 @@ function runStep(label: string, command: string, args: string[], cwd: string, io
       } else {
         io.out(io.tty ? "\n" : "");
         io.err(output);
-        reject(new ScaffoldError(`${label} failed (${command} ${args.join(" ")} exited with ${code}); the project is in ${cwd}`));
+        reject(new ScaffoldError(`${command} ${args[0]} failed (exit code ${code}; its output is above)`));
       }
     });
   });
@@ -547,7 +547,18 @@ export async function scaffold(dirArg: string | undefined, opts: ScaffoldOptions
   }
   const kept = plan.same.length ? `; ${plan.same.length} already as the scaffolder writes them` : "";
   io.out(`✔ Wrote ${plan.write.length} files to ${o.dir} in ${ms.toFixed(0)} ms (runtime: ${runtime.describe}${kept})\n`);
-  if (o.install) await runStep("Installing dependencies with npm install", npmCommand, ["install", "--no-audit", "--no-fund", "--prefer-offline"], o.dir, io);
+  if (o.install) {
+    try {
+      await runStep("Installing dependencies with npm install", npmCommand, ["install", "--no-audit", "--no-fund", "--prefer-offline"], o.dir, io);
+    } catch (err) {
+      // The project is written and a plain rerun would refuse its now non-empty directory: say how to go on.
+      const rel = relative(process.cwd(), o.dir) || ".";
+      refuse(
+        `${(err as Error).message}; the project's files are written in ${o.dir}\n` +
+          `To retry, fix the cause shown above, then run \`npm install\` in ${rel.includes(" ") ? JSON.stringify(rel) : rel}, or rerun this command with --force (add --overwrite if you change an option)`,
+      );
+    }
+  }
   io.out(nextSteps(o, o.install));
   return { options: o, files: [...files.keys()], ms };
 }

@@ -1,6 +1,6 @@
 // create-mcp-server [dir]: help, refusals (one line, exit 1, nothing written), determinism, and the time to scaffold.
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ROOT } from "../helpers.js";
 import { create, hashTree, npm, tempDir } from "./support.js";
@@ -73,6 +73,7 @@ describe("refusals: one clear line, exit 1, nothing written", () => {
     ["an unknown template", ["--template", "fancy"], /unknown template "fancy"; known templates: basic, everything/, () => {}],
     ["an unknown revision", ["--revisions", "2025-11-25,2099-01-01"], /unknown revision 2099-01-01; known revisions: 2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25, 2026-07-28/, () => {}],
     ["an unknown transport", ["--transport", "carrier-pigeon"], /unknown transport "carrier-pigeon"; choose one of: stdio, http, both/, () => {}],
+    ["a runtime path that does not exist", ["--runtime", "file:/nonexistent"], /--runtime file:\/nonexistent: \/nonexistent does not exist/, () => {}],
   ];
   for (const [what, args, message, prepare] of cases) {
     it(`refuses ${what}`, async () => {
@@ -175,6 +176,25 @@ describe("refusals: one clear line, exit 1, nothing written", () => {
     expect(existsSync(join(dir, "README.md")), "the missing file is written").toBe(true);
     expect(readFileSync(join(dir, "src", "tools", "shout.ts"), "utf8"), "a file the scaffolder does not write is never deleted").toBe("// the user's handler\n");
   });
+
+  it("a failed npm install says what failed and how to retry, and a rerun with --force goes on where it stopped", async () => {
+    const dir = join(work, "failed-install");
+    // A runtime tarball that is not one: npm install fails on it, without needing the network.
+    const broken = join(work, "broken-runtime.tgz");
+    writeFileSync(broken, "not a tarball\n");
+    const args = [dir, "--yes", "--transport", "stdio", "--runtime", broken];
+    const r = await create(args);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain("TAR_BAD_ARCHIVE");
+    expect(r.stderr.trimEnd().split("\n").slice(-2)).toEqual([
+      `create-mcp-server: npm install failed (exit code 1; its output is above); the project's files are written in ${dir}`,
+      `To retry, fix the cause shown above, then run \`npm install\` in ${relative(ROOT, dir)}, or rerun this command with --force (add --overwrite if you change an option)`,
+    ]);
+    expect(r.stdout).not.toContain("Next:");
+    const again = await create([...args, "--force", "--no-install"]);
+    expect([again.status, again.stderr]).toEqual([0, ""]);
+    expect(again.stdout).toMatch(/Wrote 0 files to /);
+  }, 120_000);
 });
 
 describe("scaffolding without install", () => {
