@@ -115,14 +115,13 @@ export function buildProgram(): Command {
     .option("--description <text>", "package description")
     .option("-y, --yes", "ask no questions; use the flags and defaults")
     .option("--no-install", "do not run npm install")
-    .option("--force", "write into a non-empty directory")
+    .option("--force", "write into a non-empty directory: add the missing files, keep identical ones; refuses (writing nothing) if a file differs, listing it")
+    .option("--overwrite", "with --force, replace the files that differ from what would be written (listed); nothing is ever deleted")
     .option("--runtime <spec>", "runtime to depend on: a published version or range, or a path to a runtime tarball or directory (default: this checkout's runtime, packed into vendor/)")
     .allowUnknownOption(false)
     .action(async (dir: string | undefined, opts: Record<string, unknown>, command: Command) => {
       // `create-mcp-server help` asks for help, and a mistyped command is not a project name.
       if (dir === "help") return program.help();
-      const near = dir && !dir.includes("/") ? COMMANDS.find((c) => c !== dir && editDistance(c, dir) <= 2) : undefined;
-      if (near && !existsSync(dir!)) fail(`'${dir}' is not a command (did you mean '${near}'?); to create a project with that name, pass ./${dir}`);
       const { scaffoldCommand } = await import("./scaffold.js");
       // Only flags given on the command line count as answers: the rest may be asked on a terminal.
       const given = Object.fromEntries(Object.entries(opts).filter(([k]) => command.getOptionValueSource(k) === "cli"));
@@ -132,6 +131,33 @@ export function buildProgram(): Command {
 }
 
 const COMMANDS = ["generate", "schemas", "rules", "help"];
+
+/**
+ * The word commander takes as the command or the project directory: the first argument that is neither one of the
+ * root's options nor the value of one.
+ */
+function firstOperand(program: Command, args: string[]): string | undefined {
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    if (arg === "--") return args[i + 1];
+    if (!arg.startsWith("-") || arg === "-") return arg;
+    if (arg.includes("=")) continue;
+    // `--runtime 1.2.3` takes the next argument; `-tbasic`, `--name=x` and flags do not.
+    if (program.options.find((o) => o.long === arg || o.short === arg)?.required) i++;
+  }
+  return undefined;
+}
+
+/**
+ * A mistyped command is not a project name: refuse it with one line and a suggestion, before commander parses the
+ * rest (which would otherwise report the command's own arguments or options as excess, followed by the help).
+ */
+function refuseMistypedCommand(program: Command, args: string[]): void {
+  const word = firstOperand(program, args);
+  if (!word || word.includes("/") || COMMANDS.includes(word)) return;
+  const near = COMMANDS.find((c) => editDistance(c, word) <= 2);
+  if (near && !existsSync(word)) fail(`'${word}' is not a command (did you mean '${near}'?); to create a project with that name, pass ./${word}`);
+}
 
 /** Levenshtein distance, for "did you mean" on a mistyped command. */
 function editDistance(a: string, b: string): number {
@@ -155,6 +181,7 @@ function readRules(outDir: string) {
 export async function main(argv = process.argv): Promise<void> {
   const program = buildProgram();
   program.exitOverride();
+  refuseMistypedCommand(program, argv.slice(2));
   try {
     await program.parseAsync(argv);
   } catch (err) {

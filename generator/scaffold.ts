@@ -32,6 +32,8 @@ export interface ScaffoldOptions {
   yes?: boolean;
   install?: boolean;
   force?: boolean;
+  /** With force: replace the files that differ from what the scaffolder writes (implies force). */
+  overwrite?: boolean;
   runtime?: string;
 }
 
@@ -79,6 +81,7 @@ export interface ResolvedOptions {
   description: string;
   install: boolean;
   force: boolean;
+  overwrite: boolean;
   runtime?: string;
 }
 
@@ -108,7 +111,7 @@ export function resolveOptions(dirArg: string | undefined, opts: ScaffoldOptions
   if (problems.length) refuse(`"${name}" is not a valid npm package name: ${problems.join("; ")}${opts.name ? "" : " (use --name to choose another)"}`);
   if (existsSync(dir)) {
     if (!statSync(dir).isDirectory()) refuse(`${dir} exists and is not a directory`);
-    if (readdirSync(dir).length && !opts.force) refuse(`${dir} is not empty; choose another directory, or pass --force to write into it`);
+    if (readdirSync(dir).length && !opts.force && !opts.overwrite) refuse(`${dir} is not empty; choose another directory, or pass --force to write into it`);
   }
   return {
     dir,
@@ -118,7 +121,8 @@ export function resolveOptions(dirArg: string | undefined, opts: ScaffoldOptions
     name,
     description: opts.description ?? defaultDescription(template),
     install: opts.install ?? true,
-    force: opts.force ?? false,
+    force: (opts.force ?? false) || (opts.overwrite ?? false),
+    overwrite: opts.overwrite ?? false,
     runtime: opts.runtime,
   };
 }
@@ -356,12 +360,35 @@ export async function renderProject(o: ResolvedOptions): Promise<RenderedProject
   return { files, context, runtime };
 }
 
-/** Write the rendered files into `dir` (created if needed). */
-export function writeProject(dir: string, files: Map<string, Buffer>): void {
+/**
+ * How the rendered files compare with what is in `dir`: `write` the files that are absent or differ, `differ` the
+ * ones that exist with other content (a user's edit, or another template's or option's version), `blocked` the
+ * paths that are a directory or lie under a file, so that no file can be written there.
+ */
+export function planWrite(dir: string, files: Map<string, Buffer>): { write: string[]; differ: string[]; same: string[]; blocked: string[] } {
+  const plan = { write: [] as string[], differ: [] as string[], same: [] as string[], blocked: [] as string[] };
   for (const [rel, data] of files) {
     const target = join(dir, rel);
+    let parent = dirname(target);
+    while (parent.length > dir.length && !existsSync(parent)) parent = dirname(parent);
+    if (existsSync(parent) && !statSync(parent).isDirectory()) plan.blocked.push(rel);
+    else if (!existsSync(target)) plan.write.push(rel);
+    else if (!statSync(target).isFile()) plan.blocked.push(rel);
+    else if (readFileSync(target).equals(data)) plan.same.push(rel);
+    else {
+      plan.differ.push(rel);
+      plan.write.push(rel);
+    }
+  }
+  return plan;
+}
+
+/** Write the rendered files (those named by `only`, default all) into `dir` (created if needed). Nothing is deleted. */
+export function writeProject(dir: string, files: Map<string, Buffer>, only: Iterable<string> = files.keys()): void {
+  for (const rel of only) {
+    const target = join(dir, rel);
     mkdirSync(dirname(target), { recursive: true });
-    writeFileSync(target, data);
+    writeFileSync(target, files.get(rel)!);
   }
 }
 
@@ -439,7 +466,7 @@ function runStep(label: string, command: string, args: string[], cwd: string, io
     if (!io.tty) io.out(`${label}...\n`);
     child.on("error", (err) => {
       if (timer) clearInterval(timer);
-      reject(new ScaffoldError(`${label}: ${err.message}`));
+      reject(new ScaffoldError(`${command} ${args[0]} could not be started: ${err.message}`));
     });
     child.on("close", (code) => {
       if (timer) clearInterval(timer);
@@ -449,7 +476,7 @@ function runStep(label: string, command: string, args: string[], cwd: string, io
       } else {
         io.out(io.tty ? "\n" : "");
         io.err(output);
-        reject(new ScaffoldError(`${label} failed (${command} ${args.join(" ")} exited with ${code}); the project is in ${cwd}`));
+        reject(new ScaffoldError(`${command} ${args[0]} failed (exit code ${code}; its output is above)`));
       }
     });
   });
@@ -492,13 +519,51 @@ export async function scaffold(dirArg: string | undefined, opts: ScaffoldOptions
   const t0 = performance.now();
   const o = resolveOptions(dirArg, opts);
   const { files, runtime } = await renderProject(o);
-  writeProject(o.dir, files);
+  // Into a non-empty directory (--force), files already as the scaffolder writes them are left alone, absent ones
+  // are added, and one that differs (a user's mcp.json or handler, or another template's) is only replaced with
+  // --overwrite: without it the run refuses, naming them, and writes nothing. No file is ever deleted.
+  const plan = planWrite(o.dir, files);
+  const listed = (paths: string[]) => paths.map((p) => `  ${p}\n`).join("");
+  if (plan.blocked.length)
+    refuse(`cannot write ${plan.blocked.length} file${plural(plan.blocked)} in ${o.dir}: a directory or a file is in the way; nothing was written:\n${listed(plan.blocked).trimEnd()}`);
+  if (plan.differ.length && !o.overwrite) {
+    refuse(
+      `${plan.differ.length} file${plural(plan.differ)} in ${o.dir} differ${plan.differ.length === 1 ? "s" : ""} from what create-mcp-server would write; nothing was written. ` +
+        `Pass --overwrite to replace ${plan.differ.length === 1 ? "it" : "them"} (no other file is changed or deleted):\n${listed(plan.differ).trimEnd()}`,
+    );
+  }
+  writeProject(o.dir, files, plan.write);
   const ms = performance.now() - t0;
-  io.out(`✔ Wrote ${files.size} files to ${o.dir} in ${ms.toFixed(0)} ms (runtime: ${runtime.describe})\n`);
-  if (o.install) await runStep("Installing dependencies with npm install", npmCommand, ["install", "--no-audit", "--no-fund", "--prefer-offline"], o.dir, io);
+  if (plan.differ.length) io.out(`Overwrote ${plan.differ.length} file${plural(plan.differ)} that differed (--overwrite):\n${listed(plan.differ)}`);
+  // A replaced mcp.json no longer declares the handlers of the project it replaced: those files are kept (nothing
+  // is deleted), but a handler of an undeclared tool, prompt or resource fails the build, so name them.
+  if (plan.differ.includes("mcp.json")) {
+    const handlers = ["src/tools", "src/prompts", "src/resources"].flatMap((d) => (existsSync(join(o.dir, d)) ? listFiles(join(o.dir, d)).map((f) => `${d}/${f}`) : []));
+    const foreign = handlers.filter((f) => !files.has(f));
+    if (foreign.length)
+      io.out(
+        `Kept ${foreign.length} handler file${plural(foreign)} that the new mcp.json may not declare (delete or declare ${foreign.length === 1 ? "it" : "them"} before \`npm run build\`):\n${listed(foreign)}`,
+      );
+  }
+  const kept = plan.same.length ? `; ${plan.same.length} already as the scaffolder writes them` : "";
+  io.out(`✔ Wrote ${plan.write.length} files to ${o.dir} in ${ms.toFixed(0)} ms (runtime: ${runtime.describe}${kept})\n`);
+  if (o.install) {
+    try {
+      await runStep("Installing dependencies with npm install", npmCommand, ["install", "--no-audit", "--no-fund", "--prefer-offline"], o.dir, io);
+    } catch (err) {
+      // The project is written and a plain rerun would refuse its now non-empty directory: say how to go on.
+      const rel = relative(process.cwd(), o.dir) || ".";
+      refuse(
+        `${(err as Error).message}; the project's files are written in ${o.dir}\n` +
+          `To retry, fix the cause shown above, then run \`npm install\` in ${rel.includes(" ") ? JSON.stringify(rel) : rel}, or rerun this command with --force (add --overwrite if you change an option)`,
+      );
+    }
+  }
   io.out(nextSteps(o, o.install));
   return { options: o, files: [...files.keys()], ms };
 }
+
+const plural = (list: unknown[]) => (list.length === 1 ? "" : "s");
 
 /** The default command: `create-mcp-server [dir] [options]`. */
 export async function scaffoldCommand(dir: string | undefined, opts: ScaffoldOptions = {}): Promise<void> {

@@ -1,6 +1,6 @@
 // create-mcp-server [dir]: help, refusals (one line, exit 1, nothing written), determinism, and the time to scaffold.
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ROOT } from "../helpers.js";
 import { create, hashTree, npm, tempDir } from "./support.js";
@@ -27,8 +27,21 @@ describe("create-mcp-server --help", () => {
   it("the packed package (npm pack, as published) scaffolds a project: its files carry the generated rules and the built runtime", async () => {
     const dir = tempDir("pack");
     // pretest has built out/ and runtime/dist; --ignore-scripts skips prepack's rebuild of the same.
-    const pack = await npm(dir, ["pack", "--ignore-scripts", "--pack-destination", dir, ROOT]);
+    const pack = await npm(dir, ["pack", "--json", "--ignore-scripts", "--pack-destination", dir, ROOT]);
     expect(pack.status, pack.stderr).toBe(0);
+    // Each revision's validators once, in the built runtime the scaffolder packs into vendor/; of out/, only the
+    // rules data the scaffolder and `rules` read.
+    const packed: string[] = JSON.parse(pack.stdout)[0].files.map((f: { path: string }) => f.path);
+    const revisions: { id: string }[] = JSON.parse(readFileSync(join(ROOT, "out", "rules.json"), "utf8")).revisions;
+    for (const { id } of revisions) {
+      for (const f of ["validators.js", "dispatch-validators.js"])
+        expect(
+          packed.filter((p) => p.endsWith(`/${id}/${f}`)),
+          `${id}/${f}`,
+        ).toEqual([`runtime/dist/out/${id}/${f}`]);
+    }
+    expect(packed.filter((p) => p.startsWith("out/"))).toEqual(["out/rules.json"]);
+    expect(packed).toContain("runtime/dist/index.js");
     const tarball = join(
       dir,
       readdirSync(dir).find((f) => f.endsWith(".tgz"))!,
@@ -37,13 +50,16 @@ describe("create-mcp-server --help", () => {
     expect(r.status, r.stderr).toBe(0);
     for (const f of ["package.json", "mcp.json", "src/main.ts", "test/revisions.json"]) expect(existsSync(join(dir, "packed-server", f)), f).toBe(true);
     expect(readdirSync(join(dir, "packed-server", "vendor")).some((f) => f.endsWith(".tgz"))).toBe(true);
+    const rules = await npm(dir, ["exec", "--yes", `--package=${tarball}`, "--", "create-mcp-server", "rules", "show", revisions[0].id]);
+    expect(rules.status, rules.stderr).toBe(0);
+    expect(rules.stdout).toMatch(new RegExp(`^revision ${revisions[0].id} \\((legacy|modern)\\)\nmethods:\n`));
   });
 
   it("is what `npm create mcp-server` runs: the package is create-mcp-server with a create-mcp-server bin", () => {
     const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8"));
     expect(pkg.name).toBe("create-mcp-server");
     expect(pkg.bin["create-mcp-server"]).toBe("bin/create-mcp-server.js");
-    for (const f of ["bin", "generator", "templates", "runtime", "out"]) expect(pkg.files).toContain(f);
+    for (const f of ["bin", "generator", "templates", "runtime", "out/rules.json"]) expect(pkg.files).toContain(f);
     expect(pkg.scripts.prepack).toBe("npm run build");
     for (const dep of ["handlebars", "prettier", "@inquirer/prompts", "validate-npm-package-name", "commander"]) expect(pkg.dependencies).toHaveProperty(dep);
   });
@@ -57,6 +73,7 @@ describe("refusals: one clear line, exit 1, nothing written", () => {
     ["an unknown template", ["--template", "fancy"], /unknown template "fancy"; known templates: basic, everything/, () => {}],
     ["an unknown revision", ["--revisions", "2025-11-25,2099-01-01"], /unknown revision 2099-01-01; known revisions: 2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25, 2026-07-28/, () => {}],
     ["an unknown transport", ["--transport", "carrier-pigeon"], /unknown transport "carrier-pigeon"; choose one of: stdio, http, both/, () => {}],
+    ["a runtime path that does not exist", ["--runtime", "file:/nonexistent"], /--runtime file:\/nonexistent: \/nonexistent does not exist/, () => {}],
   ];
   for (const [what, args, message, prepare] of cases) {
     it(`refuses ${what}`, async () => {
@@ -83,7 +100,27 @@ describe("refusals: one clear line, exit 1, nothing written", () => {
     expect(readdirSync(cwd)).toEqual([]);
   });
 
-  it("writes into a non-empty directory with --force, keeping other files", async () => {
+  it("a mistyped command followed by its arguments or options gets the same one-line suggestion, not commander's complaint and the help", async () => {
+    const cwd = tempDir("typos");
+    const cases: [string[], string, string][] = [
+      [["schema", "sync"], "schema", "schemas"],
+      [["generat", "--check"], "generat", "generate"],
+      [["rule", "show", "2025-11-25"], "rule", "rules"],
+      [["--transport", "stdio", "-t", "basic", "genrate", "--yes"], "genrate", "generate"],
+    ];
+    const runs = await Promise.all(cases.map(([args]) => create(args, cwd)));
+    runs.forEach((r, i) => {
+      const [args, word, near] = cases[i];
+      expect([r.status, r.stdout, r.stderr], args.join(" ")).toEqual([
+        1,
+        "",
+        `create-mcp-server: '${word}' is not a command (did you mean '${near}'?); to create a project with that name, pass ./${word}\n`,
+      ]);
+    });
+    expect(readdirSync(cwd)).toEqual([]);
+  });
+
+  it("--force writes into a non-empty directory: adds what is missing, skips identical files, keeps other files", async () => {
     const dir = join(work, "forced");
     mkdirSync(dir);
     writeFileSync(join(dir, "keep.txt"), "mine");
@@ -92,7 +129,72 @@ describe("refusals: one clear line, exit 1, nothing written", () => {
     expect(r.status).toBe(0);
     expect(readFileSync(join(dir, "keep.txt"), "utf8")).toBe("mine");
     expect(existsSync(join(dir, "mcp.json"))).toBe(true);
+    // Again: every file is already as it would be written.
+    const before = hashTree(dir);
+    const again = await create([dir, "--yes", "--no-install", "--force", "--transport", "stdio"]);
+    expect([again.status, again.stderr]).toEqual([0, ""]);
+    expect(again.stdout).toMatch(/Wrote 0 files to .*; \d+ already as the scaffolder writes them\)/);
+    expect(hashTree(dir)).toBe(before);
   });
+
+  it("--force refuses, listing them and writing nothing, when files differ from what it would write; --overwrite replaces and lists them; nothing is deleted", async () => {
+    const dir = join(work, "existing-project");
+    const base = [dir, "--yes", "--no-install", "--transport", "stdio"];
+    expect((await create(base)).status).toBe(0);
+    const original = readFileSync(join(dir, "mcp.json"), "utf8");
+    // The user's project: a new tool in mcp.json with its handler, an edited handler, a lost README.
+    const manifest = JSON.parse(original);
+    manifest.tools.push({ name: "shout", inputSchema: { type: "object", properties: { text: { type: "string" } } } });
+    writeFileSync(join(dir, "mcp.json"), JSON.stringify(manifest, null, 2));
+    writeFileSync(join(dir, "src", "tools", "shout.ts"), "// the user's handler\n");
+    writeFileSync(join(dir, "src", "tools", "echo.ts"), readFileSync(join(dir, "src", "tools", "echo.ts"), "utf8") + "// edited\n");
+    rmSync(join(dir, "README.md"));
+    const edited = hashTree(dir);
+
+    const refused = await create([...base, "--force"]);
+    expect(refused.status).toBe(1);
+    expect(refused.stdout).toBe("");
+    expect(refused.stderr).toBe(
+      `create-mcp-server: 2 files in ${dir} differ from what create-mcp-server would write; nothing was written. ` +
+        "Pass --overwrite to replace them (no other file is changed or deleted):\n  mcp.json\n  src/tools/echo.ts\n",
+    );
+    expect(hashTree(dir), "nothing written, not even the missing README.md").toBe(edited);
+
+    // Another template over it: its different files are listed too, and still nothing is written.
+    const other = await create([...base, "--force", "--template", "everything"]);
+    expect(other.status).toBe(1);
+    const listed = other.stderr.trimEnd().split("\n").slice(1);
+    expect(listed).toEqual(expect.arrayContaining(["  mcp.json", "  package.json"]));
+    expect(other.stderr).toMatch(new RegExp(`^create-mcp-server: ${listed.length} files in `));
+    expect(hashTree(dir)).toBe(edited);
+
+    const overwritten = await create([...base, "--force", "--overwrite"]);
+    expect([overwritten.status, overwritten.stderr]).toEqual([0, ""]);
+    expect(overwritten.stdout).toContain("Overwrote 2 files that differed (--overwrite):\n  mcp.json\n  src/tools/echo.ts\n");
+    expect(overwritten.stdout).toContain("handler file that the new mcp.json may not declare (delete or declare it before `npm run build`):\n  src/tools/shout.ts\n");
+    expect(readFileSync(join(dir, "mcp.json"), "utf8")).toBe(original);
+    expect(existsSync(join(dir, "README.md")), "the missing file is written").toBe(true);
+    expect(readFileSync(join(dir, "src", "tools", "shout.ts"), "utf8"), "a file the scaffolder does not write is never deleted").toBe("// the user's handler\n");
+  });
+
+  it("a failed npm install says what failed and how to retry, and a rerun with --force goes on where it stopped", async () => {
+    const dir = join(work, "failed-install");
+    // A runtime tarball that is not one: npm install fails on it, without needing the network.
+    const broken = join(work, "broken-runtime.tgz");
+    writeFileSync(broken, "not a tarball\n");
+    const args = [dir, "--yes", "--transport", "stdio", "--runtime", broken];
+    const r = await create(args);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain("TAR_BAD_ARCHIVE");
+    expect(r.stderr.trimEnd().split("\n").slice(-2)).toEqual([
+      `create-mcp-server: npm install failed (exit code 1; its output is above); the project's files are written in ${dir}`,
+      `To retry, fix the cause shown above, then run \`npm install\` in ${relative(ROOT, dir)}, or rerun this command with --force (add --overwrite if you change an option)`,
+    ]);
+    expect(r.stdout).not.toContain("Next:");
+    const again = await create([...args, "--force", "--no-install"]);
+    expect([again.status, again.stderr]).toEqual([0, ""]);
+    expect(again.stdout).toMatch(/Wrote 0 files to /);
+  }, 120_000);
 });
 
 describe("scaffolding without install", () => {

@@ -7,6 +7,7 @@
  */
 import { spawn } from "node:child_process";
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer, type AddressInfo } from "node:net";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { ROOT } from "../helpers.js";
@@ -29,6 +30,39 @@ const MUTATIONS: { rule: string; pattern: RegExp; replacement: string; failing: 
     failing: /answers bad tool arguments with an isError result/,
   },
 ];
+
+/**
+ * The built server's HTTP start-up failures are one line saying what to do, exit 1: a port in use, and a
+ * non-loopback --host without --allow-remote. --allow-remote (or MCP_ALLOW_REMOTE=1) reaches serveHttp as
+ * allowRemote: the runtime's warning is printed and it goes on to bind, here an address this machine does not have
+ * (TEST-NET-1, so nothing is ever exposed), which is reported in one line too.
+ */
+async function checkListenFailures(project: string, name: string): Promise<void> {
+  const main = join(project, "dist", "src", "main.js");
+  const start = (args: string[], env: Record<string, string> = { MCP_ALLOW_REMOTE: "" }) => run(process.execPath, [main, "--transport", "http", ...args], { cwd: project, env, timeoutMs: 20_000 });
+  const taken = createServer();
+  await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
+  const port = (taken.address() as AddressInfo).port;
+  try {
+    const inUse = await start(["--port", String(port)]);
+    expect([inUse.status, inUse.stderr]).toEqual([1, `${name}: port ${port} on 127.0.0.1 is in use; stop what is listening there, or pass another --port (0 picks a free one)\n`]);
+  } finally {
+    taken.close();
+  }
+  const remote = await start(["--host", "0.0.0.0", "--port", "0"]);
+  expect(remote.status).toBe(1);
+  expect(remote.stderr).toMatch(new RegExp(`^${name}: refusing to listen on 0\\.0\\.0\\.0: .*pass --allow-remote \\(or set MCP_ALLOW_REMOTE=1\\)\n$`));
+  for (const [args, env] of [
+    [["--allow-remote"], {}],
+    [[], { MCP_ALLOW_REMOTE: "1" }],
+  ] as const) {
+    const allowed = await start(["--host", "192.0.2.1", "--port", "0", ...args], env);
+    const lines = allowed.stderr.trimEnd().split("\n");
+    expect(allowed.status, allowed.stderr).toBe(1);
+    expect(lines[0]).toMatch(/^mcp runtime: WARNING: listening on 192\.0\.2\.1 exposes this MCP server/);
+    expect(lines.slice(1)).toEqual([`${name}: cannot listen on --host 192.0.2.1: no such address on this machine`]);
+  }
+}
 
 export function projectSuite(template: Template, options: { typeSafety?: boolean; mutations?: boolean; conformance?: string[] } = {}): void {
   const work = tempDir(template);
@@ -61,6 +95,7 @@ export function projectSuite(template: Template, options: { typeSafety?: boolean
         async () => {
           const build = await npm(dir(t), ["run", "build"]);
           expectOk(build, `npm run build (${template}, ${t})`);
+          if (t === "http") await checkListenFailures(dir(t), `${template}-${t}`);
           const test = await npm(dir(t), ["test"]);
           expectOk(test, `npm test (${template}, ${t})`);
           const passed = passedCount(test.stdout);
