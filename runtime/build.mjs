@@ -4,6 +4,7 @@ import { execFileSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
+import { build as bundle } from "esbuild";
 import { fileURLToPath } from "node:url";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -29,6 +30,23 @@ for (const revision of readdirSync(out, { withFileTypes: true }).filter((d) => d
   mkdirSync(target, { recursive: true });
   for (const f of ["validators.js", "validators.d.ts", "dispatch-validators.js", "dispatch-validators.d.ts"]) cpSync(join(out, revision.name, f), join(target, f));
 }
+// The entry is bundled (esbuild, code-split at the lazy imports of the HTTP side): Node loads ~40 ESM files one by one
+// (30 ms at start-up, against 12 ms for the bundle), and a stdio server is measured on its cold start. The generated
+// rules and validators (../../out/*) stay separate files, loaded as before; so do the npm dependencies. The tsc output
+// of every module stays beside it for the declarations.
+await bundle({
+  entryPoints: [join(tmp, "runtime", "src", "index.js")],
+  outdir: join(tmp, "runtime", "src"),
+  allowOverwrite: true,
+  bundle: true,
+  splitting: true,
+  format: "esm",
+  platform: "neutral",
+  target: "es2022",
+  chunkNames: "bundle-[name]-[hash]",
+  external: ["../../out/*", "ajv", "ajv/*", "ajv-formats", "ajv-formats/*", "eventsource-parser", "node:*"],
+  logLevel: "warning",
+});
 writeFileSync(join(tmp, "index.js"), 'export * from "./runtime/src/index.js";\n');
 writeFileSync(join(tmp, "index.d.ts"), 'export * from "./runtime/src/index.js";\n');
 const dist = join(here, "dist");

@@ -72,7 +72,10 @@ export function mcpScenario(start: () => Promise<Endpoint>): void {
     expect(r2.messages, `${r2.text}\n${logs()}`).toEqual([expect.objectContaining({ id: 7, result: expect.objectContaining({ content: [{ type: "text", text: "hello Ada" }] }) })]);
     // The state is HMAC-sealed: one altered character and it is refused, -32602.
     // spec/2026-07-28/basic/patterns/mrtr.mdx#security-considerations
-    const forged = `${asked.requestState.slice(0, -2)}${asked.requestState.endsWith("A") ? "B" : "A"}${asked.requestState.slice(-1)}`;
+    const state: string = asked.requestState;
+    const at = Math.floor(state.length / 2);
+    const forged = `${state.slice(0, at)}${state[at] === "A" ? "B" : "A"}${state.slice(at + 1)}`;
+    expect(forged).not.toBe(state);
     const bad = modernRequest(8, "tools/call", { name: "ask", arguments: {}, ...answers, requestState: forged }, meta);
     const r3 = await raw(url(), { headers: bad.headers, body: bad.body });
     expect(r3.messages).toEqual([expect.objectContaining({ id: 8, error: expect.objectContaining({ code: -32602 }) })]);
