@@ -6,7 +6,7 @@
  * (npm jobs two at a time).
  */
 import { spawn } from "node:child_process";
-import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type AddressInfo } from "node:net";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -19,13 +19,13 @@ const CHOICES: TransportChoice[] = ["both", "stdio", "http"];
 const MUTATIONS: { rule: string; pattern: RegExp; replacement: string; failing: RegExp }[] = [
   {
     rule: "resource-not-found is always -32002",
-    pattern: /(export function resourceNotFoundCode\(revision\) \{\s*)return [^;]+;/,
+    pattern: /((?:export )?function resourceNotFoundCode\(revision\) \{\s*)return [^;]+;/,
     replacement: "$1return -32002;",
     failing: /answers an unknown resource with -32602 and data\.uri/,
   },
   {
     rule: "bad tool arguments are always a protocol error",
-    pattern: /(export function toolInputErrorsAsResult\(revision\) \{\s*)return [^;]+;/,
+    pattern: /((?:export )?function toolInputErrorsAsResult\(revision\) \{\s*)return [^;]+;/,
     replacement: "$1return false;",
     failing: /answers bad tool arguments with an isError result/,
   },
@@ -192,11 +192,18 @@ export function projectSuite(template: Template, options: { typeSafety?: boolean
         it.concurrent(
           `the generated tests catch a runtime whose ${rule}`,
           async () => {
-            // The project's own copy of the installed runtime (runtime/dist as packed into vendor/), with one rule broken.
-            const rulesJs = join(mutant(i), "node_modules", "@create-mcp-server", "runtime", "dist", "out", "rules.js");
-            const source = readFileSync(rulesJs, "utf8");
-            expect(source, "the rule to break is where the mutation expects it").toMatch(pattern);
-            writeFileSync(rulesJs, source.replace(pattern, replacement));
+            // The project's own copy of the installed runtime (runtime/dist as packed into vendor/), with one rule broken
+            // wherever its code is: the generated rules module, and the runtime's bundle that carries it.
+            const dist = join(mutant(i), "node_modules", "@create-mcp-server", "runtime", "dist");
+            const files = readdirSync(dist, { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".js") && !f.endsWith("validators.js"));
+            let broken = 0;
+            for (const f of files) {
+              const source = readFileSync(join(dist, f), "utf8");
+              if (!pattern.test(source)) continue;
+              writeFileSync(join(dist, f), source.replace(pattern, replacement));
+              broken++;
+            }
+            expect(broken, "the rule to break is where the mutation expects it (the rules module and the bundle)").toBeGreaterThanOrEqual(2);
             const test = await npm(mutant(i), ["test", "--", "test/protocol.test.ts"]);
             expect(existsSync(join(mutant(i), "dist", "src", "main.js")), "it built: the failure is the tests'").toBe(true);
             expect(test.status, "npm test must fail against the broken runtime").not.toBe(0);

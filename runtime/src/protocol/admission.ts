@@ -14,9 +14,10 @@ export class AdmissionQueue {
 
   /**
    * Run `work` once every earlier message is admitted. `work` receives `admit`, to call once its message is admitted
-   * (calling it again is harmless; it is called for it when `work` settles). Resolves when `work` settles.
+   * (calling it again is harmless), and `settled`, which it MUST call when its message is answered (in a `finally`):
+   * plain callbacks rather than promise chaining, as this runs for every message.
    */
-  enter(work: (admit: () => void) => Promise<void>): Promise<void> {
+  enter(work: (admit: () => void, settled: () => void) => Promise<void>): Promise<void> {
     if (this.gated) return new Promise((resolve) => this.waiting.push(() => void this.start(work).then(resolve)));
     return this.start(work);
   }
@@ -36,7 +37,7 @@ export class AdmissionQueue {
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
-  private start(work: (admit: () => void) => Promise<void>): Promise<void> {
+  private start(work: (admit: () => void, settled: () => void) => Promise<void>): Promise<void> {
     this.gated = true;
     this.active++;
     let open = false;
@@ -52,9 +53,10 @@ export class AdmissionQueue {
         this.draining = false;
       }
     };
-    return work(admit).finally(() => {
+    const settled = () => {
       admit();
       if (--this.active === 0 && this.waiting.length === 0) for (const w of this.idleWaiters.splice(0)) w();
-    });
+    };
+    return work(admit, settled);
   }
 }

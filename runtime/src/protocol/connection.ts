@@ -60,7 +60,7 @@ export class Connection implements LegacyPeer {
    * answered; never rejects.
    */
   receive(value: unknown, sink: Sink = this.out, route?: Classification): Promise<void> {
-    return this.admission.enter(async (admit) => {
+    return this.admission.enter(async (admit, settled) => {
       try {
         if (Array.isArray(value)) await this.receiveBatch(value, sink, admit);
         else await this.receiveOne(value, sink, admit, route);
@@ -72,6 +72,8 @@ export class Connection implements LegacyPeer {
           const revision = this.session?.revision ?? this.fallbackRevision;
           sink.send(this.errorResponse(req.message.id, errorCode(revision, "INTERNAL_ERROR")!, "Internal error", undefined, revision));
         }
+      } finally {
+        settled();
       }
     });
   }
