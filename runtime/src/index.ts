@@ -11,6 +11,7 @@ import { serveStdio as serveStdioCore, type StdioOptions } from "./transport/std
 import type { HandlerOptions, HttpOptions } from "./transport/http/options.js";
 import type { HttpHandle, NodeHandler } from "./transport/http/node.js";
 import type { FetchHandler } from "./transport/http/fetch.js";
+import type { CloseOptions } from "./transport/http/endpoint.js";
 
 export * from "./server/server.js";
 export { McpError, type JsonRpcMessage, type JsonRpcRequest, type JsonRpcResponse, type RequestId } from "./wire/jsonrpc.js";
@@ -25,6 +26,7 @@ export function serveStdio(server: McpServer, options?: StdioOptions): Promise<v
 export type { HandlerOptions, HttpOptions } from "./transport/http/options.js";
 export type { HttpHandle, NodeHandler } from "./transport/http/node.js";
 export type { FetchHandler } from "./transport/http/fetch.js";
+export type { CloseOptions } from "./transport/http/endpoint.js";
 
 /**
  * Serve `server` over Streamable HTTP. The HTTP transport is loaded on first use, so a stdio server never pays for it.
@@ -66,12 +68,12 @@ McpServer.prototype.serveHttp = function (this: McpServer, options?: HttpOptions
  * parameters: hosts read a handler's arity (Deno.serve passes no Request to one declaring none; Express takes one
  * declaring four for an error handler), so a rest-parameter wrapper would not do.
  */
-function lazyHandler<H extends ((...args: never[]) => unknown) & { close(): Promise<void> }>(load: Promise<H>, wrap: (current: () => H | Promise<H>) => (...args: Parameters<H>) => unknown): H {
+function lazyHandler<H extends ((...args: never[]) => unknown) & { close(options?: CloseOptions): Promise<void> }>(load: Promise<H>, wrap: (current: () => H | Promise<H>) => (...args: Parameters<H>) => unknown): H {
   let loaded: H | undefined;
   void load.then((h) => (loaded = h));
   return Object.assign(
     wrap(() => loaded ?? load),
-    { close: () => load.then((h) => h.close()) },
+    { close: (options?: CloseOptions) => load.then((h) => h.close(options)) },
   ) as unknown as H;
 }
 McpServer.prototype.nodeHandler = function (this: McpServer, options?: HandlerOptions) {

@@ -161,6 +161,43 @@ describe("fetchHandler (web-standard Request → Response)", () => {
     expect(messages.at(-1)).toMatchObject({ id: 10, result: { _meta: { "io.modelcontextprotocol/subscriptionId": 10 } } });
   });
 
+  it("close({ drainMs }) lets a request being answered finish (modern and in a legacy session), ends a listen, and refuses new requests with 503", async () => {
+    const server = fixture();
+    server.tool({ name: "slow", inputSchema: { type: "object" }, handler: () => new Promise((r) => setTimeout(() => r({ content: [{ type: "text", text: "slept" }] }), 300)) });
+    const h = server.fetchHandler();
+    const post = (m: { headers: Record<string, string>; body: unknown }) => h(new Request("http://127.0.0.1/mcp", { method: "POST", headers: m.headers, body: JSON.stringify(m.body) })).then(read);
+    const init = await post({
+      headers: legacyHeaders(),
+      body: { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: LEGACY, capabilities: {}, clientInfo: { name: "t", version: "1" } } },
+    });
+    const sid = init.headers.get("mcp-session-id")!;
+    await post({ headers: legacyHeaders(sid), body: { jsonrpc: "2.0", method: "notifications/initialized" } });
+    const slowModern = post(modern(2, "tools/call", { name: "slow", arguments: {} }, "slow"));
+    const slowLegacy = post({ headers: legacyHeaders(sid), body: { jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "slow", arguments: {} } } });
+    const listen = post(modern(4, "subscriptions/listen", { notifications: { toolsListChanged: true } }));
+    await new Promise((r) => setTimeout(r, 50));
+    const t0 = performance.now();
+    const closed = h.close({ drainMs: 5000 });
+    await new Promise((r) => setTimeout(r, 0)); // the lazily loaded handler's close starts a promise turn later
+    expect((await post(modern(5, "tools/list"))).status).toBe(503);
+    expect((await listen).messages.at(-1)).toMatchObject({ id: 4, result: {} });
+    expect((await slowModern).messages.at(-1)).toMatchObject({ id: 2, result: { content: [{ text: "slept" }] } });
+    expect((await slowLegacy).messages.at(-1)).toMatchObject({ id: 3, result: { content: [{ text: "slept" }] } });
+    await closed;
+    // It waited for the slow calls, not for the whole drain period.
+    expect(performance.now() - t0).toBeLessThan(2000);
+
+    // Without drainMs, a legacy request still running is aborted at once: no response follows.
+    const h2 = server.fetchHandler();
+    const init2 = await h2(new Request("http://127.0.0.1/mcp", { method: "POST", headers: legacyHeaders(), body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: LEGACY, capabilities: {}, clientInfo: { name: "t", version: "1" } } }) }));
+    const sid2 = init2.headers.get("mcp-session-id")!;
+    await h2(new Request("http://127.0.0.1/mcp", { method: "POST", headers: legacyHeaders(sid2), body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) }));
+    const aborted = h2(new Request("http://127.0.0.1/mcp", { method: "POST", headers: legacyHeaders(sid2), body: JSON.stringify({ jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "slow", arguments: {} } }) })).then(read);
+    await new Promise((r) => setTimeout(r, 50));
+    await h2.close();
+    expect((await aborted).messages.find((m) => m.id === 3 && m.result)).toBeUndefined();
+  });
+
   it("with allowedHosts serves the named host only", async () => {
     const open = fixture().fetchHandler({ allowedHosts: ["mcp.example.com"] });
     const { headers, body } = modern(5, "tools/list");

@@ -26,6 +26,11 @@ import { SSE_HEADERS } from "./sse.js";
 
 type Headers = Record<string, string>;
 
+export interface CloseOptions {
+  /** How long requests being answered may take to finish before their sessions end. Default 0: end at once. */
+  drainMs?: number;
+}
+
 const utf8 = new TextDecoder();
 const LISTEN_METHOD = "subscriptions/listen";
 
@@ -82,6 +87,10 @@ export class HttpEndpoint {
 
   private closing = false;
 
+  /** POSTs whose response is still open (what a graceful close waits for), and the waiter once none is. */
+  private openPosts = 0;
+  private drained?: () => void;
+
   /** Characters of SSE events kept for replay, across sessions. */
   private replayChars = 0;
 
@@ -99,8 +108,11 @@ export class HttpEndpoint {
   /**
    * End every stream and session; later requests get 503. Open subscriptions/listen streams end gracefully first: the
    * server ending a subscription answers its request (spec/2026-07-28/basic/patterns/subscriptions.mdx#graceful-closure).
+   * With `drainMs`, POSTs still being answered get that long to finish before sessions end (aborting what still runs).
+   * GET streams carry no response to a request, so they are not waited for; the 2024-11-05 HTTP+SSE transport answers
+   * on its GET stream, after a 202, so its requests are not waited for either.
    */
-  async close(): Promise<void> {
+  async close(options: CloseOptions = {}): Promise<void> {
     if (this.closing) return;
     this.closing = true;
     for (const t of this.timers ?? []) clearInterval(t);
@@ -108,6 +120,17 @@ export class HttpEndpoint {
       for (const end of [...this.listens]) end();
       // Their results are written a few promise turns later.
       await new Promise((r) => setTimeout(r, 0));
+    }
+    const drainMs = options.drainMs ?? 0;
+    if (drainMs > 0 && this.openPosts > 0) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, drainMs);
+        this.drained = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      this.drained = undefined;
     }
     this.legacy.close();
     this.sse.close();
@@ -159,6 +182,12 @@ export class HttpEndpoint {
   handle(req: Incoming, res: Reply): void {
     if (this.closing) return this.invalidRequest(res, 503, "Service Unavailable: the server is shutting down");
     this.startTimers();
+    if (req.method === "POST") {
+      this.openPosts++;
+      res.once("close", () => {
+        if (--this.openPosts === 0) this.drained?.();
+      });
+    }
     try {
       this.route(req, res);
     } catch (err) {

@@ -7,13 +7,13 @@
  */
 import type { ProtocolCore } from "../../protocol/core.js";
 import { FetchReply, fetchIncoming } from "./io.js";
-import { HttpEndpoint } from "./endpoint.js";
+import { HttpEndpoint, type CloseOptions } from "./endpoint.js";
 import type { HandlerOptions } from "./options.js";
 import { warnIfOpen } from "./security.js";
 
 export type FetchHandler = ((request: Request) => Promise<Response>) & {
-  /** End every stream and session of this handler (listen streams first, gracefully). */
-  close(): Promise<void>;
+  /** End every stream and session of this handler (listen streams first, gracefully; see NodeHandler.close). */
+  close(options?: CloseOptions): Promise<void>;
 };
 
 /**
@@ -42,5 +42,5 @@ export function fetchHandler(core: ProtocolCore, options: HandlerOptions = {}): 
     }
     return reply.response;
   };
-  return Object.assign(handler, { close: () => endpoint.close() });
+  return Object.assign(handler, { close: (o?: CloseOptions) => endpoint.close(o) });
 }

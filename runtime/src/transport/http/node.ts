@@ -7,7 +7,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import type { ProtocolCore } from "../../protocol/core.js";
 import type { Incoming } from "./io.js";
-import { HttpEndpoint } from "./endpoint.js";
+import { HttpEndpoint, type CloseOptions } from "./endpoint.js";
 import type { HandlerOptions, HttpOptions } from "./options.js";
 import { isLoopbackAddress, warnIfOpen } from "./security.js";
 
@@ -17,14 +17,20 @@ export interface HttpHandle {
   host: string;
   port: number;
   server: Server;
-  /** Stop listening, end every stream and session, close every connection. */
-  close(): Promise<void>;
+  /**
+   * Stop listening, end listen streams (with their result), let requests being answered finish for up to
+   * `drainMs` (default 0), then end every stream and session and close every connection.
+   */
+  close(options?: CloseOptions): Promise<void>;
 }
 
 /** A request handler for Node's HTTP stack. `next` (Express, Connect) is called only for a path the handler does not serve. */
 export type NodeHandler = ((req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void) => void) & {
-  /** End every stream and session of this handler (listen streams first, gracefully). */
-  close(): Promise<void>;
+  /**
+   * End every stream and session of this handler (listen streams first, gracefully; with `drainMs`, requests being
+   * answered get that long to finish first). Later requests get 503.
+   */
+  close(options?: CloseOptions): Promise<void>;
 };
 
 const EMPTY = new Uint8Array(0);
@@ -121,7 +127,7 @@ export function nodeHandler(core: ProtocolCore, options: HandlerOptions = {}): N
     if (options.path !== undefined && next && (req.url ?? "/").split("?", 1)[0] !== options.path) return next();
     serve(endpoint, req, res);
   };
-  return Object.assign(handler, { close: () => endpoint.close() });
+  return Object.assign(handler, { close: (o?: CloseOptions) => endpoint.close(o) });
 }
 
 /** Serve `core` on its own node:http server (and, with `legacySse`, HTTP+SSE). Resolves once listening. */
@@ -160,9 +166,9 @@ export async function serveHttp(core: ProtocolCore, options: HttpOptions = {}): 
   const shownHost = host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
   const url = `http://${shownHost}:${port}${path}`;
   if (!options.quiet) process.stderr.write(`listening ${url}\n`);
-  const close = async () => {
+  const close = async (o?: CloseOptions) => {
     const closed = new Promise<void>((r) => http.close(() => r()));
-    await endpoint.close();
+    await endpoint.close(o);
     http.closeIdleConnections();
     setTimeout(() => http.closeAllConnections(), 1000).unref();
     await closed;
