@@ -7,6 +7,7 @@
  */
 import { spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { request as httpRequest } from "node:http";
 import { createServer, type AddressInfo } from "node:net";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -59,9 +60,113 @@ async function checkListenFailures(project: string, name: string): Promise<void>
     const allowed = await start(["--host", "192.0.2.1", "--port", "0", ...args], env);
     const lines = allowed.stderr.trimEnd().split("\n");
     expect(allowed.status, allowed.stderr).toBe(1);
-    expect(lines[0]).toMatch(/^mcp runtime: WARNING: listening on 192\.0\.2\.1 exposes this MCP server/);
-    expect(lines.slice(1)).toEqual([`${name}: cannot listen on --host 192.0.2.1: no such address on this machine`]);
+    // The runtime's warning (no Host check, no authentication) comes as its HTTP module loads, which may be after the
+    // bind failed: only the last line is certain.
+    expect(lines.at(-1)).toBe(`${name}: cannot listen on --host 192.0.2.1: no such address on this machine`);
   }
+}
+
+/** A started `node dist/src/main.js --transport http` with its stderr so far. */
+async function startHttp(project: string, args: string[], env: Record<string, string> = {}) {
+  const child = spawn(process.execPath, [join(project, "dist", "src", "main.js"), "--transport", "http", "--port", "0", ...args], {
+    cwd: project,
+    env: { ...process.env, MCP_LOG_LEVEL: "", ...env },
+  });
+  let stderr = "";
+  let stdout = "";
+  child.stderr.on("data", (c) => (stderr += c));
+  child.stdout.on("data", (c) => (stdout += c));
+  const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no listening line within 10 s:\n${stderr}`)), 10_000);
+    child.stderr.on("data", () => {
+      const m = /^listening (http:\/\/\S+\/mcp)$/m.exec(stderr);
+      if (!m) return;
+      clearTimeout(timer);
+      resolve(m[1]);
+    });
+    void exited.then((code) => reject(new Error(`exited ${code} before listening:\n${stderr}`)));
+  });
+  return { child, url, exited, stderr: () => stderr, stdout: () => stdout };
+}
+
+/** Raw HTTP with any Host header (fetch would not let a test choose it). */
+function rawGet(url: string, host: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { headers: { host } }, (res) => {
+      let body = "";
+      res.on("data", (c) => (body += c));
+      res.on("end", () => resolve({ status: res.statusCode!, body }));
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+/**
+ * What a deployment relies on, on the built server as a real process: /healthz (any Host, no MCP headers), the
+ * request log on stderr (at info, not at the default level), graceful SIGTERM (a listen ends with its result, exit 0),
+ * and the bind warning with --allow-remote.
+ */
+async function checkDeploy(project: string): Promise<void> {
+  const modern = (id: number, method: string, params: Record<string, unknown> = {}) => ({
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2026-07-28", "mcp-method": method },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id,
+      method,
+      params: { ...params, _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} } },
+    }),
+  });
+
+  // The default level (warn): no line for a request that succeeded, one for a refused one.
+  const quiet = await startHttp(project, []);
+  const health = quiet.url.replace(/\/mcp$/, "/healthz");
+  for (const host of ["lb.internal:8080", "10.0.0.7", "127.0.0.1"]) expect(await rawGet(health, host)).toEqual({ status: 200, body: '{"status":"ok"}' });
+  expect((await rawGet(quiet.url, "evil.example")).status).toBe(403); // the MCP endpoint keeps its Host check
+  expect((await fetch(quiet.url, modern(1, "server/discover"))).status).toBe(200);
+  quiet.child.kill("SIGTERM");
+  expect(await quiet.exited).toBe(0);
+  const quietLines = quiet
+    .stderr()
+    .split("\n")
+    .filter((l) => l.startsWith("{"));
+  expect(quietLines.map((l) => JSON.parse(l)).map((l) => [l.level, l.status])).toEqual([["warn", 403]]);
+
+  // info: one line per request, the MCP method named; SIGTERM with an open listen ends it with its result.
+  const loud = await startHttp(project, [], { MCP_LOG_LEVEL: "info" });
+  expect((await fetch(loud.url, modern(2, "tools/list"))).status).toBe(200);
+  const listen = await fetch(loud.url, modern(3, "subscriptions/listen", { notifications: { toolsListChanged: true } }));
+  expect(listen.headers.get("content-type")).toMatch(/^text\/event-stream/);
+  const events = listen.text();
+  await new Promise((r) => setTimeout(r, 100));
+  loud.child.kill("SIGTERM");
+  const last = (await events)
+    .trim()
+    .split("\n")
+    .filter((l) => l.startsWith("data: "))
+    .at(-1)!;
+  expect(JSON.parse(last.slice(6))).toMatchObject({ id: 3, result: {} });
+  expect(await loud.exited).toBe(0);
+  const records = loud
+    .stderr()
+    .split("\n")
+    .filter((l) => l.startsWith("{"))
+    .map((l) => JSON.parse(l));
+  expect(records.filter((r) => r.msg === "request").map((r) => [r.method, r.path, r.status, r.mcpMethod])).toEqual([
+    ["POST", "/mcp", 200, "tools/list"],
+    ["POST", "/mcp", 200, "subscriptions/listen"],
+  ]);
+  expect(records.map((r) => r.msg)).toEqual(["listening", "request", "shutting down", "request", "stopped"]);
+  expect(loud.stdout()).toBe("");
+
+  // --allow-remote on a public bind: the warning, and /healthz still answers.
+  const open = await startHttp(project, ["--host", "0.0.0.0", "--allow-remote"]);
+  expect((await rawGet(open.url.replace("0.0.0.0", "127.0.0.1").replace(/\/mcp$/, "/healthz"), "anything")).status).toBe(200);
+  open.child.kill("SIGTERM");
+  expect(await open.exited).toBe(0);
+  expect(open.stderr()).toMatch(/WARNING: .*no authentication/);
 }
 
 export function projectSuite(template: Template, options: { typeSafety?: boolean; mutations?: boolean; conformance?: string[] } = {}): void {
@@ -95,7 +200,10 @@ export function projectSuite(template: Template, options: { typeSafety?: boolean
         async () => {
           const build = await npm(dir(t), ["run", "build"]);
           expectOk(build, `npm run build (${template}, ${t})`);
-          if (t === "http") await checkListenFailures(dir(t), `${template}-${t}`);
+          if (t === "http") {
+            await checkListenFailures(dir(t), `${template}-${t}`);
+            await checkDeploy(dir(t));
+          }
           const test = await npm(dir(t), ["test"]);
           expectOk(test, `npm test (${template}, ${t})`);
           const passed = passedCount(test.stdout);
@@ -104,7 +212,7 @@ export function projectSuite(template: Template, options: { typeSafety?: boolean
           // Under 60 s on an idle machine (the README's figure); this suite runs projects side by side, so allow for that.
           expect(test.ms).toBeLessThan(120_000);
           const main = readFileSync(join(dir(t), "src", "main.ts"), "utf8");
-          expect(main.includes("serveHttp")).toBe(t !== "stdio");
+          expect(main.includes("nodeHandler")).toBe(t !== "stdio");
           expect(main.includes("serveStdio")).toBe(t !== "http");
         },
         600_000,
