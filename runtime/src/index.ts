@@ -68,7 +68,10 @@ McpServer.prototype.serveHttp = function (this: McpServer, options?: HttpOptions
  * parameters: hosts read a handler's arity (Deno.serve passes no Request to one declaring none; Express takes one
  * declaring four for an error handler), so a rest-parameter wrapper would not do.
  */
-function lazyHandler<H extends ((...args: never[]) => unknown) & { close(options?: CloseOptions): Promise<void> }>(load: Promise<H>, wrap: (current: () => H | Promise<H>) => (...args: Parameters<H>) => unknown): H {
+function lazyHandler<H extends ((...args: never[]) => unknown) & { close(options?: CloseOptions): Promise<void> }>(
+  load: Promise<H>,
+  wrap: (current: () => H | Promise<H>) => (...args: Parameters<H>) => unknown,
+): H {
   let loaded: H | undefined;
   void load.then((h) => (loaded = h));
   return Object.assign(

@@ -189,10 +189,22 @@ describe("fetchHandler (web-standard Request → Response)", () => {
 
     // Without drainMs, a legacy request still running is aborted at once: no response follows.
     const h2 = server.fetchHandler();
-    const init2 = await h2(new Request("http://127.0.0.1/mcp", { method: "POST", headers: legacyHeaders(), body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: LEGACY, capabilities: {}, clientInfo: { name: "t", version: "1" } } }) }));
+    const init2 = await h2(
+      new Request("http://127.0.0.1/mcp", {
+        method: "POST",
+        headers: legacyHeaders(),
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: LEGACY, capabilities: {}, clientInfo: { name: "t", version: "1" } } }),
+      }),
+    );
     const sid2 = init2.headers.get("mcp-session-id")!;
     await h2(new Request("http://127.0.0.1/mcp", { method: "POST", headers: legacyHeaders(sid2), body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) }));
-    const aborted = h2(new Request("http://127.0.0.1/mcp", { method: "POST", headers: legacyHeaders(sid2), body: JSON.stringify({ jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "slow", arguments: {} } }) })).then(read);
+    const aborted = h2(
+      new Request("http://127.0.0.1/mcp", {
+        method: "POST",
+        headers: legacyHeaders(sid2),
+        body: JSON.stringify({ jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "slow", arguments: {} } }),
+      }),
+    ).then(read);
     await new Promise((r) => setTimeout(r, 50));
     await h2.close();
     expect((await aborted).messages.find((m) => m.id === 3 && m.result)).toBeUndefined();
