@@ -116,7 +116,7 @@ export function resolveOptions(dirArg: string | undefined, opts: ScaffoldOptions
     }
   }
   const pm = resolvePackageManager(opts.packageManager, process.env.npm_config_user_agent);
-  if ("error" in pm) refuse(pm.error);
+  if ("error" in pm) return refuse(pm.error);
   const name = opts.name ?? basename(dir);
   const problems = validatePackageName(name);
   if (problems.length) refuse(`"${name}" is not a valid npm package name: ${problems.join("; ")}${opts.name ? "" : " (use --name to choose another)"}`);
@@ -135,7 +135,7 @@ export function resolveOptions(dirArg: string | undefined, opts: ScaffoldOptions
     force: (opts.force ?? false) || (opts.overwrite ?? false),
     overwrite: opts.overwrite ?? false,
     runtime: opts.runtime,
-    packageManager: (pm as { packageManager: PackageManager }).packageManager,
+    packageManager: pm.packageManager,
     git: opts.git ?? true,
   };
 }
