@@ -118,6 +118,8 @@ export function buildProgram(): Command {
     .option("--force", "write into a non-empty directory: add the missing files, keep identical ones; refuses (writing nothing) if a file differs, listing it")
     .option("--overwrite", "with --force, replace the files that differ from what would be written (listed); nothing is ever deleted")
     .option("--runtime <spec>", "runtime to depend on: a published version or range, or a path to a runtime tarball or directory (default: this checkout's runtime, packed into vendor/)")
+    .option("--package-manager <pm>", "npm, pnpm or yarn, to install with and to name in the next steps, README and CI workflow (default: the one running this command, else npm)")
+    .option("--no-git", "do not run git init and make a first commit")
     .allowUnknownOption(false)
     .action(async (dir: string | undefined, opts: Record<string, unknown>, command: Command) => {
       // `create-mcp-server help` asks for help, and a mistyped command is not a project name.

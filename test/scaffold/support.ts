@@ -55,11 +55,13 @@ export function tempDir(prefix: string): string {
   return mkdtempSync(join(tmpdir(), `cms-${prefix}-`));
 }
 
-/** sha256 over every file under `dir` (path and content), for idempotency and determinism checks. */
+/** sha256 over every file under `dir` (path and content) but the git repository, for idempotency and determinism checks. */
 export function hashTree(dir: string): string {
   const h = createHash("sha256");
   const walk = (d: string) => {
     for (const name of readdirSync(d).sort()) {
+      // .git/ holds commit times: two runs with the same flags differ there and only there.
+      if (d === dir && name === ".git") continue;
       const p = join(d, name);
       if (statSync(p).isDirectory()) walk(p);
       else h.update(relative(dir, p)).update("\0").update(readFileSync(p));
