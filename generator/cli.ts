@@ -2,6 +2,7 @@
  * The `create-mcp-server` command line (commander).
  *
  *   create-mcp-server [dir] [--template …]   scaffold a server project (generator/scaffold.ts)
+ *   create-mcp-server upgrade                in a project: new runtime, new revisions, re-rendered files (generator/upgrade.ts)
  *   create-mcp-server generate [--check]     schemas → out/
  *   create-mcp-server schemas sync           fetch and verify the pinned schemas
  *   create-mcp-server schemas add <rev>      add a new revision and print its rule diff
@@ -25,7 +26,9 @@ export function buildProgram(): Command {
   const program = new Command("create-mcp-server")
     .description("Scaffold and generate spec-exact, dual-era MCP servers from the official schemas")
     .version(pkg.version, "-v, --version")
-    .showHelpAfterError();
+    .showHelpAfterError()
+    // A subcommand's own options (upgrade's --no-install, --runtime) are its own, not the scaffolding ones.
+    .enablePositionalOptions();
 
   program
     .command("generate")
@@ -51,6 +54,20 @@ export function buildProgram(): Command {
         return;
       }
       process.stdout.write(`generated ${generated.files.length} files for ${generated.rules.revisions.map((r) => r.id).join(", ")} in ${(ms / 1000).toFixed(1)} s\n`);
+    });
+
+  program
+    .command("upgrade")
+    .description(
+      "run inside a project: bump its runtime (and generator), print the rule diff of each revision that became available and offer to serve it, regenerate, and re-render the files you have not changed since they were scaffolded (changed ones are listed, never overwritten)",
+    )
+    .option("--runtime <spec>", "runtime to depend on, as when scaffolding (default: this checkout's runtime, packed into vendor/)")
+    .option("--add-revisions", 'add every newly available revision to mcp.json\'s "revisions" without asking (without a terminal they are only added with this flag)')
+    .option("--no-install", "do not run npm install and npm run generate")
+    .option("--dir <dir>", "the project (default: the current directory)")
+    .action(async (opts: { runtime?: string; addRevisions?: boolean; install: boolean; dir?: string }) => {
+      const { upgradeCommand } = await import("./upgrade.js");
+      await upgradeCommand(opts);
     });
 
   const schemas = program.command("schemas").description("manage the pinned official schemas");
@@ -132,7 +149,7 @@ export function buildProgram(): Command {
   return program;
 }
 
-const COMMANDS = ["generate", "schemas", "rules", "help"];
+const COMMANDS = ["generate", "upgrade", "schemas", "rules", "help"];
 
 /**
  * The word commander takes as the command or the project directory: the first argument that is neither one of the

@@ -140,51 +140,6 @@ export function resolveOptions(dirArg: string | undefined, opts: ScaffoldOptions
   };
 }
 
-// ---- what each revision requires, frozen into the generated tests ----
-
-export interface RevisionFacts {
-  era: "legacy" | "modern";
-  resourceNotFoundCode: number;
-  toolInputErrorsAsResult: boolean;
-  structuredContent: boolean;
-  elicitation: boolean;
-  audioContent: boolean;
-  /** Streamable HTTP: a handler may close its SSE connection before the response (SSE polling), resumed by Last-Event-ID. */
-  ssePolling: boolean;
-  /** Elicitation forms may use the SEP-1330 enum schemas (titled, multi-select). */
-  sep1330Enums: boolean;
-}
-
-/**
- * The rules the generated tests hold the runtime to, per served revision, read from the generator's rules module
- * (out/rules.json) at scaffold time: the project's tests never ask the runtime what is right, so a runtime that
- * breaks a rule fails them.
- */
-export function revisionFacts(revisions: string[]): Record<string, RevisionFacts> {
-  const path = join(PROJECT_ROOT, "out", "rules.json");
-  if (!existsSync(path)) refuse(`${path} is missing: run \`npm run generate\` in ${PROJECT_ROOT} first`);
-  const d = JSON.parse(readFileSync(path, "utf8")) as {
-    revisions: { id: string; era: "legacy" | "modern" }[];
-    methods: Record<string, { revisions: string[] }>;
-    definitions: Record<string, { revisions: string[]; fields: Record<string, string[]> }>;
-    prose: Record<string, { byRevision: Record<string, unknown> }>;
-  };
-  const out: Record<string, RevisionFacts> = {};
-  for (const r of revisions) {
-    out[r] = {
-      era: d.revisions.find((x) => x.id === r)!.era,
-      resourceNotFoundCode: d.prose.resourceNotFoundCode.byRevision[r] as number,
-      toolInputErrorsAsResult: d.prose.toolInputErrorsAsResult.byRevision[r] as boolean,
-      structuredContent: d.definitions.CallToolResult?.fields.structuredContent?.includes(r) ?? false,
-      elicitation: d.methods["elicitation/create"]?.revisions.includes(r) ?? false,
-      audioContent: d.definitions.AudioContent?.revisions.includes(r) ?? false,
-      ssePolling: d.prose.primesSseStreams.byRevision[r] === true && d.prose.resumableStreams.byRevision[r] === true,
-      sep1330Enums: d.definitions.TitledSingleSelectEnumSchema?.revisions.includes(r) ?? false,
-    };
-  }
-  return out;
-}
-
 // ---- the runtime dependency ----
 
 export interface RuntimeDependency {
@@ -241,7 +196,9 @@ function listFiles(dir: string, base = dir): string[] {
  * a gzipped ustar archive under `package/`, deterministic (fixed mtime), without spawning npm.
  */
 export function packRuntime(dir: string): Buffer {
-  const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { files?: string[] };
+  const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { files?: string[]; bin?: Record<string, string> };
+  // The package's bins are executable in the archive, as npm packs them (a linked or extracted copy runs as is).
+  const executables = new Set(Object.values(pkg.bin ?? {}).map((b) => b.replace(/^\.\//, "")));
   const entries = new Set<string>(["package.json"]);
   for (const f of readdirSync(dir)) if (/^(readme|license)/i.test(f)) entries.add(f);
   for (const f of pkg.files ?? []) {
@@ -254,7 +211,7 @@ export function packRuntime(dir: string): Buffer {
   const mtime = Math.floor(Date.UTC(1985, 9, 26, 8, 15) / 1000);
   for (const rel of [...entries].sort()) {
     const data = readFileSync(join(dir, rel));
-    blocks.push(tarHeader(`package/${rel}`, data.length, mtime), data);
+    blocks.push(tarHeader(`package/${rel}`, data.length, mtime, executables.has(rel) ? 0o755 : 0o644), data);
     const pad = (512 - (data.length % 512)) % 512;
     if (pad) blocks.push(Buffer.alloc(pad));
   }
@@ -262,7 +219,7 @@ export function packRuntime(dir: string): Buffer {
   return gzipSync(Buffer.concat(blocks), { level: 1 });
 }
 
-function tarHeader(path: string, size: number, mtime: number): Buffer {
+function tarHeader(path: string, size: number, mtime: number, mode: number): Buffer {
   const h = Buffer.alloc(512);
   let name = path;
   let prefix = "";
@@ -275,7 +232,7 @@ function tarHeader(path: string, size: number, mtime: number): Buffer {
   const put = (s: string, off: number, len: number) => h.write(s, off, len, "utf8");
   const octal = (n: number, len: number) => n.toString(8).padStart(len - 1, "0") + "\0";
   put(name, 0, 100);
-  put(octal(0o644, 8), 100, 8);
+  put(octal(mode, 8), 100, 8);
   put(octal(0, 8), 108, 8);
   put(octal(0, 8), 116, 8);
   put(octal(size, 12), 124, 12);
@@ -375,13 +332,51 @@ export async function renderProject(o: ResolvedOptions): Promise<RenderedProject
     }
     files.set(out, Buffer.from(text));
   }
+  // The project's tests read each revision's rules from the installed runtime's rules data (its "./rules.json"), so
+  // a runtime upgrade brings them; nothing of the rules is frozen into the project.
+  files.set(SCAFFOLD_MANIFEST, await scaffoldManifest(o, files));
   for (const [path, data] of runtime.files) files.set(path, data);
-  const facts = {
-    $comment: "What each served revision requires, from create-mcp-server's rules module at scaffold time. The tests hold the runtime to it.",
-    ...revisionFacts(o.revisions),
-  };
-  files.set("test/revisions.json", Buffer.from(JSON.stringify(facts, null, 2) + "\n"));
   return { files, context, runtime };
+}
+
+/** What the scaffolder wrote, for `create-mcp-server upgrade`: a file whose sha256 is still this one is not the user's. */
+export const SCAFFOLD_MANIFEST = ".create-mcp-server.json";
+
+export interface ScaffoldManifestData {
+  $comment?: string;
+  /** The create-mcp-server version that last wrote the project. */
+  version: string;
+  options: { template: string; transport: TransportChoice; revisions: string[]; name: string; description: string };
+  /** The revisions the runtime knew when the project was last written (the ones upgrade finds new are the others). */
+  knownRevisions: string[];
+  /** Project path → sha256 of the content the scaffolder wrote (vendored runtimes excluded: upgrade replaces them). */
+  files: Record<string, string>;
+}
+
+export const sha256 = (data: Buffer | string) => createHash("sha256").update(data).digest("hex");
+
+/** The manifest, formatted as the project's other JSON files are (prettier, width 120; only its JSON plugins are loaded). */
+export async function scaffoldManifest(
+  o: Pick<ResolvedOptions, "template" | "transport" | "revisions" | "name" | "description">,
+  files: Map<string, Buffer>,
+  keep: Record<string, string> = {},
+): Promise<Buffer> {
+  const own = JSON.parse(readFileSync(join(PROJECT_ROOT, "package.json"), "utf8")) as { version: string };
+  const data: ScaffoldManifestData = {
+    $comment: "Written by create-mcp-server: the sha256 of every file as it was scaffolded. `npx create-mcp-server upgrade` re-renders only the files still so, and lists the others. Keep this file.",
+    version: own.version,
+    options: { template: o.template, transport: o.transport, revisions: o.revisions, name: o.name, description: o.description },
+    knownRevisions: knownRevisions(),
+    // `keep`: files whose recorded hash stays (upgrade: the ones the user changed or deleted stay theirs).
+    files: Object.fromEntries(
+      [...new Set([...files.keys(), ...Object.keys(keep)])]
+        .filter((path) => path !== SCAFFOLD_MANIFEST && !path.startsWith("vendor/"))
+        .sort()
+        .map((path) => [path, keep[path] ?? sha256(files.get(path)!)]),
+    ),
+  };
+  const [prettier, ...plugins] = await Promise.all([import("prettier/standalone"), import("prettier/plugins/estree"), import("prettier/plugins/babel")]);
+  return Buffer.from(await prettier.format(JSON.stringify(data), { parser: "json", printWidth: 120, plugins: plugins as unknown as import("prettier").Plugin[] }));
 }
 
 /**
@@ -418,13 +413,13 @@ export function writeProject(dir: string, files: Map<string, Buffer>, only: Iter
 
 // ---- the command ----
 
-interface Io {
+export interface Io {
   out: (s: string) => void;
   err: (s: string) => void;
   tty: boolean;
 }
 
-const defaultIo = (): Io => ({
+export const defaultIo = (): Io => ({
   out: (s) => process.stdout.write(s),
   err: (s) => process.stderr.write(s),
   tty: Boolean(process.stdout.isTTY && process.stdin.isTTY),
@@ -476,7 +471,7 @@ async function ask(dirArg: string | undefined, opts: ScaffoldOptions): Promise<{
 }
 
 /** Run a command in `cwd`, showing a spinner with the elapsed time on a terminal; its output is shown if it fails. */
-function runStep(label: string, command: string, args: string[], cwd: string, io: Io): Promise<void> {
+export function runStep(label: string, command: string, args: string[], cwd: string, io: Io): Promise<void> {
   const t0 = performance.now();
   return new Promise((resolvePromise, reject) => {
     const child = spawn(command, args, { cwd, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, npm_config_fund: "false", npm_config_audit: "false", npm_config_update_notifier: "false" } });
@@ -507,6 +502,7 @@ function runStep(label: string, command: string, args: string[], cwd: string, io
 }
 
 export { clientConfig } from "./client-config.js";
+export const npmCommand = process.platform === "win32" ? "npm.cmd" : "npm";
 
 /** What to do next, and a client configuration to paste. */
 export function nextSteps(o: ResolvedOptions, installed: boolean): string {

@@ -1,5 +1,5 @@
 // Builds the runtime package: tsc (runtime/src and the generated out/ modules) into dist/,
-// copies the generated ajv standalone validators, and writes the dist/index entry.
+// copies the generated ajv standalone validators and the rules data, and writes the dist/index entry.
 import { execFileSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -30,6 +30,9 @@ for (const revision of readdirSync(out, { withFileTypes: true }).filter((d) => d
   mkdirSync(target, { recursive: true });
   for (const f of ["validators.js", "validators.d.ts", "dispatch-validators.js", "dispatch-validators.d.ts"]) cpSync(join(out, revision.name, f), join(target, f));
 }
+// The rules as data (the package's "./rules.json" export): a project's tests read what each revision requires from
+// it, never from the runtime's code, so a runtime that breaks a rule fails them; `create-mcp-server upgrade` diffs it.
+cpSync(join(out, "rules.json"), join(tmp, "out", "rules.json"));
 // The entry is bundled (esbuild, code-split at the lazy imports of the HTTP side): Node loads ~40 ESM files one by one
 // (30 ms at start-up, against 12 ms for the bundle), and a stdio server is measured on its cold start. The generated
 // validators stay separate files, loaded on first use as before; so do the npm dependencies. The tsc output of every

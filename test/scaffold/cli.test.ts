@@ -1,4 +1,5 @@
 // create-mcp-server [dir]: help, refusals (one line, exit 1, nothing written), determinism, and the time to scaffold.
+import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -49,7 +50,7 @@ describe("create-mcp-server --help", () => {
     );
     const r = await npm(dir, ["exec", "--yes", `--package=${tarball}`, "--", "create-mcp-server", "packed-server", "--yes", "--no-install"]);
     expect(r.status, r.stderr).toBe(0);
-    for (const f of ["package.json", "mcp.json", "src/main.ts", "test/revisions.json"]) expect(existsSync(join(dir, "packed-server", f)), f).toBe(true);
+    for (const f of ["package.json", "mcp.json", "src/main.ts", ".create-mcp-server.json"]) expect(existsSync(join(dir, "packed-server", f)), f).toBe(true);
     expect(readdirSync(join(dir, "packed-server", "vendor")).some((f) => f.endsWith(".tgz"))).toBe(true);
     const rules = await npm(dir, ["exec", "--yes", `--package=${tarball}`, "--", "create-mcp-server", "rules", "show", revisions[0].id]);
     expect(rules.status, rules.stderr).toBe(0);
@@ -214,19 +215,28 @@ describe("scaffolding without install", () => {
       "README.md",
       ".gitignore",
       "mcp.json",
-      "scripts/generate.mjs",
+      ".create-mcp-server.json",
       "src/main.ts",
       "src/server.ts",
       "test/protocol.test.ts",
       "test/fixture.test.ts",
-      "test/revisions.json",
     ]) {
       expect(existsSync(join(dir, f)), f).toBe(true);
     }
+    // The generator is the runtime package's bin and the tests read the rules from its data: neither is copied in.
+    for (const f of ["scripts/generate.mjs", "test/revisions.json"]) expect(existsSync(join(dir, f)), f).toBe(false);
+    const scaffolded = JSON.parse(readFileSync(join(dir, ".create-mcp-server.json"), "utf8"));
+    expect(scaffolded.options).toMatchObject({ template: "everything", transport: "both", name: "timed-server" });
+    expect(scaffolded.files["src/server.ts"]).toBe(
+      createHash("sha256")
+        .update(readFileSync(join(dir, "src/server.ts")))
+        .digest("hex"),
+    );
     expect(readdirSync(join(dir, "vendor"))).toEqual(["create-mcp-server-runtime-0.1.0.tgz"]);
     const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
     expect(pkg.name).toBe("timed-server");
     expect(Object.keys(pkg.scripts)).toEqual(expect.arrayContaining(["build", "start", "dev", "test", "generate"]));
+    expect(pkg.scripts.generate).toBe("create-mcp-server-generate");
     expect(pkg.dependencies["@create-mcp-server/runtime"]).toBe("file:vendor/create-mcp-server-runtime-0.1.0.tgz");
     expect(r.stdout).toContain("npm install");
     expect(r.stdout).toContain('"mcpServers"');

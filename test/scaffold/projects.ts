@@ -281,7 +281,11 @@ export function projectSuite(template: Template, options: { typeSafety?: boolean
           };
           const missing = await withManifest(addShout);
           expect(missing.status).not.toBe(0);
-          expect(missing.output).toMatch(/error TS2307: Cannot find module '\.\.\/src\/tools\/shout\.js'/);
+          // ... is named by generate, with the file to create and a stub, before tsc would fail with TS2307.
+          expect(missing.output).toContain(
+            'generate: mcp.json declares tool "shout" but src/tools/shout.ts is missing; create it, e.g.: import type { ShoutTool } from "../../generated/handlers.js"; export const handler: ShoutTool = (args, ctx) => ({ content: [{ type: "text", text: "…" }] });',
+          );
+          expect(missing.output).not.toMatch(/error TS2307/);
 
           // ... and writing it, typed by the generated interface, makes the build pass again.
           writeFileSync(
@@ -290,6 +294,18 @@ export function projectSuite(template: Template, options: { typeSafety?: boolean
           );
           const fixed = await withManifest(addShout);
           expect(fixed.status, fixed.output).toBe(0);
+
+          // 4. the declaration removed again: its handler (typed by an interface that no longer exists) is named to delete,
+          // before tsc would fail with TS2305; a file in src/tools that is not a handler is only noted.
+          writeFileSync(join(project, "src", "tools", "util.ts"), "export const twice = (s: string) => s + s;\n");
+          const orphan = await withManifest(() => {});
+          expect(orphan.status).not.toBe(0);
+          expect(orphan.output).toContain("generate: src/tools/shout.ts is the handler of a tool that mcp.json no longer declares; delete src/tools/shout.ts, or declare it again in mcp.json");
+          expect(orphan.output).toContain("generate: src/tools/util.ts is not declared in mcp.json (not registered)");
+          expect(orphan.output).not.toMatch(/error TS2305/);
+          rmSync(join(project, "src", "tools", "shout.ts"));
+          const clean = await withManifest(() => {});
+          expect(clean.status, clean.output).toBe(0);
         },
         600_000,
       );

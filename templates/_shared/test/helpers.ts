@@ -2,6 +2,7 @@
 // dual-era client to it, pinned to one revision.
 import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe } from "vitest";
 import {
@@ -31,8 +32,9 @@ export const REVISIONS: Revision[] = manifest.revisions;
 export const TRANSPORTS = manifest.transports;
 
 /**
- * What each served revision requires (test/revisions.json, written by create-mcp-server from its rules module). The
- * tests never ask the runtime what is right, so a runtime that breaks one of these rules fails them.
+ * What each served revision requires, read from the rules DATA of the installed runtime package (its "./rules.json",
+ * written by create-mcp-server from the official schemas), never from the runtime's code: a runtime that breaks one
+ * of these rules fails the tests, and a runtime upgrade brings the rules of the revisions it adds.
  */
 interface RevisionFacts {
   era: "legacy" | "modern";
@@ -44,14 +46,29 @@ interface RevisionFacts {
   ssePolling: boolean;
   sep1330Enums: boolean;
 }
-const FACTS = JSON.parse(readFileSync(new URL("./revisions.json", import.meta.url), "utf8")) as Record<
-  string,
-  RevisionFacts
->;
+const RULES = JSON.parse(
+  readFileSync(createRequire(import.meta.url).resolve("@create-mcp-server/runtime/rules.json"), "utf8"),
+) as {
+  revisions: { id: string; era: "legacy" | "modern" }[];
+  methods: Record<string, { revisions: string[] }>;
+  definitions: Record<string, { revisions: string[]; fields: Record<string, string[]> }>;
+  prose: Record<string, { byRevision: Record<string, unknown> }>;
+};
 const facts = (r: Revision): RevisionFacts => {
-  const f = FACTS[r];
-  if (!f) throw new Error(`test/revisions.json has no entry for ${r}: scaffold a project with it to get its rules`);
-  return f;
+  const revision = RULES.revisions.find((x) => x.id === r);
+  if (!revision)
+    throw new Error(`the installed runtime has no rules for ${r}: upgrade it (npx create-mcp-server upgrade)`);
+  const { definitions: d, methods, prose } = RULES;
+  return {
+    era: revision.era,
+    resourceNotFoundCode: prose.resourceNotFoundCode.byRevision[r] as number,
+    toolInputErrorsAsResult: prose.toolInputErrorsAsResult.byRevision[r] as boolean,
+    structuredContent: d.CallToolResult?.fields.structuredContent?.includes(r) ?? false,
+    elicitation: methods["elicitation/create"]?.revisions.includes(r) ?? false,
+    audioContent: d.AudioContent?.revisions.includes(r) ?? false,
+    ssePolling: prose.primesSseStreams.byRevision[r] === true && prose.resumableStreams.byRevision[r] === true,
+    sep1330Enums: d.TitledSingleSelectEnumSchema?.revisions.includes(r) ?? false,
+  };
 };
 /** The stateless (modern) era: server/discover, per-request _meta, resultType, caching fields. */
 export const isModern = (r: Revision) => facts(r).era === "modern";
