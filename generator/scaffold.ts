@@ -346,7 +346,7 @@ export interface ScaffoldManifestData {
   $comment?: string;
   /** The create-mcp-server version that last wrote the project. */
   version: string;
-  options: { template: string; transport: TransportChoice; revisions: string[]; name: string; description: string };
+  options: { template: string; transport: TransportChoice; revisions: string[]; name: string; description: string; packageManager?: PackageManager };
   /** The revisions the runtime knew when the project was last written (the ones upgrade finds new are the others). */
   knownRevisions: string[];
   /** Project path → sha256 of the content the scaffolder wrote (vendored runtimes excluded: upgrade replaces them). */
@@ -357,7 +357,7 @@ export const sha256 = (data: Buffer | string) => createHash("sha256").update(dat
 
 /** The manifest, formatted as the project's other JSON files are (prettier, width 120; only its JSON plugins are loaded). */
 export async function scaffoldManifest(
-  o: Pick<ResolvedOptions, "template" | "transport" | "revisions" | "name" | "description">,
+  o: Pick<ResolvedOptions, "template" | "transport" | "revisions" | "name" | "description" | "packageManager">,
   files: Map<string, Buffer>,
   keep: Record<string, string> = {},
 ): Promise<Buffer> {
@@ -365,7 +365,7 @@ export async function scaffoldManifest(
   const data: ScaffoldManifestData = {
     $comment: "Written by create-mcp-server: the sha256 of every file as it was scaffolded. `npx create-mcp-server upgrade` re-renders only the files still so, and lists the others. Keep this file.",
     version: own.version,
-    options: { template: o.template, transport: o.transport, revisions: o.revisions, name: o.name, description: o.description },
+    options: { template: o.template, transport: o.transport, revisions: o.revisions, name: o.name, description: o.description, packageManager: o.packageManager },
     knownRevisions: knownRevisions(),
     // `keep`: files whose recorded hash stays (upgrade: the ones the user changed or deleted stay theirs).
     files: Object.fromEntries(
@@ -502,7 +502,6 @@ export function runStep(label: string, command: string, args: string[], cwd: str
 }
 
 export { clientConfig } from "./client-config.js";
-export const npmCommand = process.platform === "win32" ? "npm.cmd" : "npm";
 
 /** What to do next, and a client configuration to paste. */
 export function nextSteps(o: ResolvedOptions, installed: boolean): string {

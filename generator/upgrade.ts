@@ -11,6 +11,7 @@
 import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { diffRules, formatDiff } from "./diff.js";
+import { packageManagerCommands } from "./package-manager.js";
 import { PROJECT_ROOT } from "./manifest.js";
 import type { RulesData } from "./rules.js";
 import {
@@ -21,7 +22,6 @@ import {
   defaultIo,
   knownRevisions,
   listTemplates,
-  npmCommand,
   renderProject,
   runStep,
   scaffoldManifest,
@@ -143,6 +143,9 @@ export async function upgrade(dirArg: string, opts: UpgradeOptions, io: Io = def
     force: true,
     overwrite: false,
     runtime: opts.runtime,
+    // The package manager the project was scaffolded for (npm before the manifest recorded it); upgrade never runs git.
+    packageManager: manifest?.options.packageManager ?? "npm",
+    git: false,
   };
   const { files, runtime } = await renderProject(options);
   const declared = new Set([
@@ -213,8 +216,9 @@ export async function upgrade(dirArg: string, opts: UpgradeOptions, io: Io = def
   }
   if (retired.length) io.out(`No longer used by the project (kept; delete them):\n${listed(retired)}`);
   if (opts.install ?? true) {
-    await runStep("Installing dependencies with npm install", npmCommand, ["install", "--no-audit", "--no-fund", "--prefer-offline"], dir, io);
-    await runStep("Regenerating generated/ with npm run generate", npmCommand, ["run", "generate"], dir, io);
+    const pm = packageManagerCommands(options.packageManager);
+    await runStep(`Installing dependencies with ${pm.installLine}`, pm.bin, pm.install, dir, io);
+    await runStep(`Regenerating generated/ with ${pm.run} generate`, pm.bin, ["run", "generate"], dir, io);
     io.out(`Next: npm run build && npm test\n`);
   } else io.out(`Next: npm install, then npm run build && npm test\n`);
   return { added, served, written: write, changed, retired };
