@@ -2,7 +2,8 @@
  * The acceptance suite of one template: for each transport choice, scaffold into a temp directory, install
  * (once per template: the other projects link to that install), `npm run build`, `npm test`; `npm run generate`
  * is idempotent; for basic also the type-safety contract and the mutation proof; for everything the official
- * conformance suite over HTTP. The projects are independent folders, so their tests run concurrently
+ * conformance suite over HTTP; the deployment checks of deploy.ts (stdio logging on every stdio build, and with
+ * `deploy` the Dockerfile run without docker and SIGTERM during a slow request). The projects are independent folders, so their tests run concurrently
  * (npm jobs two at a time).
  */
 import { spawn } from "node:child_process";
@@ -12,6 +13,7 @@ import { createServer, type AddressInfo } from "node:net";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { ROOT } from "../helpers.js";
+import { addSlowTool, checkDockerfile, checkSlowShutdown, checkStdioLog, modern, startHttp } from "./deploy.js";
 import { create, expectOk, hashTree, linkNodeModules, npm, passedCount, run, tempDir, type Template, type TransportChoice } from "./support.js";
 
 const CHOICES: TransportChoice[] = ["both", "stdio", "http"];
@@ -66,30 +68,6 @@ async function checkListenFailures(project: string, name: string): Promise<void>
   }
 }
 
-/** A started `node dist/src/main.js --transport http` with its stderr so far. */
-async function startHttp(project: string, args: string[], env: Record<string, string> = {}) {
-  const child = spawn(process.execPath, [join(project, "dist", "src", "main.js"), "--transport", "http", "--port", "0", ...args], {
-    cwd: project,
-    env: { ...process.env, MCP_LOG_LEVEL: "", ...env },
-  });
-  let stderr = "";
-  let stdout = "";
-  child.stderr.on("data", (c) => (stderr += c));
-  child.stdout.on("data", (c) => (stdout += c));
-  const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no listening line within 10 s:\n${stderr}`)), 10_000);
-    child.stderr.on("data", () => {
-      const m = /^listening (http:\/\/\S+\/mcp)$/m.exec(stderr);
-      if (!m) return;
-      clearTimeout(timer);
-      resolve(m[1]);
-    });
-    void exited.then((code) => reject(new Error(`exited ${code} before listening:\n${stderr}`)));
-  });
-  return { child, url, exited, stderr: () => stderr, stdout: () => stdout };
-}
-
 /** Raw HTTP with any Host header (fetch would not let a test choose it). */
 function rawGet(url: string, host: string): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
@@ -109,17 +87,6 @@ function rawGet(url: string, host: string): Promise<{ status: number; body: stri
  * and the bind warning with --allow-remote.
  */
 async function checkDeploy(project: string): Promise<void> {
-  const modern = (id: number, method: string, params: Record<string, unknown> = {}) => ({
-    method: "POST",
-    headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2026-07-28", "mcp-method": method },
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id,
-      method,
-      params: { ...params, _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} } },
-    }),
-  });
-
   // The default level (warn): no line for a request that succeeded, one for a refused one.
   const quiet = await startHttp(project, []);
   const health = quiet.url.replace(/\/mcp$/, "/healthz");
@@ -169,7 +136,7 @@ async function checkDeploy(project: string): Promise<void> {
   expect(open.stderr()).toMatch(/WARNING: .*no authentication/);
 }
 
-export function projectSuite(template: Template, options: { typeSafety?: boolean; mutations?: boolean; conformance?: string[] } = {}): void {
+export function projectSuite(template: Template, options: { typeSafety?: boolean; mutations?: boolean; deploy?: boolean; conformance?: string[] } = {}): void {
   const work = tempDir(template);
   const dir = (name: string) => join(work, name, `${template}-${name}`);
   const mutant = (i: number) => dir(`mutant-${i}`);
@@ -187,6 +154,7 @@ export function projectSuite(template: Template, options: { typeSafety?: boolean
         ["generate", []],
       ];
       if (options.typeSafety) others.push(["types", ["--transport", "stdio"]]);
+      if (options.deploy) others.push(["slow", ["--transport", "http"]]);
       if (options.mutations) MUTATIONS.forEach((_, i) => others.push([`mutant-${i}`, ["--transport", "stdio"]]));
       for (const [name, flags] of others) {
         expectOk(await create([dir(name), "--yes", "--no-install", "--template", template, ...flags]), `create-mcp-server ${template} ${flags.join(" ")}`);
@@ -203,7 +171,7 @@ export function projectSuite(template: Template, options: { typeSafety?: boolean
           if (t === "http") {
             await checkListenFailures(dir(t), `${template}-${t}`);
             await checkDeploy(dir(t));
-          }
+          } else await checkStdioLog(dir(t));
           const test = await npm(dir(t), ["test"]);
           expectOk(test, `npm test (${template}, ${t})`);
           const passed = passedCount(test.stdout);
@@ -245,6 +213,26 @@ export function projectSuite(template: Template, options: { typeSafety?: boolean
       },
       600_000,
     );
+
+    if (options.deploy) {
+      it.concurrent(
+        "the Dockerfile's steps, run without docker in a clean build context, give an image whose CMD serves /healthz and MCP",
+        async () => {
+          // The installed project: it has the package-lock.json the Dockerfile's npm ci needs.
+          await checkDockerfile(dir("both"));
+        },
+        600_000,
+      );
+
+      it.concurrent(
+        "SIGTERM during a slow tool call: the call gets its result, new connections are refused, exit 0 within MCP_SHUTDOWN_TIMEOUT_MS",
+        async () => {
+          await addSlowTool(dir("slow"));
+          await checkSlowShutdown(dir("slow"));
+        },
+        600_000,
+      );
+    }
 
     if (options.typeSafety) {
       it.concurrent(
