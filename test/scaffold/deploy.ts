@@ -18,21 +18,16 @@ export async function startHttp(project: string, args: string[], env: Record<str
     cwd: project,
     env: { ...process.env, MCP_LOG_LEVEL: "", ...env },
   });
-  return listening(child, () => {});
+  return listening(child);
 }
 
 /** Resolves once `child` printed its `listening <url>` line on stderr. */
-async function listening(child: ReturnType<typeof spawn>, onExit: (code: number | null) => void) {
+async function listening(child: ReturnType<typeof spawn>) {
   let stderr = "";
   let stdout = "";
   child.stderr!.on("data", (c) => (stderr += c));
   child.stdout!.on("data", (c) => (stdout += c));
-  const exited = new Promise<number | null>((r) =>
-    child.once("exit", (code) => {
-      onExit(code);
-      r(code);
-    }),
-  );
+  const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no listening line within 10 s:\n${stderr}`)), 10_000);
     child.stderr!.on("data", () => {
@@ -289,7 +284,7 @@ export async function checkDockerfile(context: string): Promise<void> {
   const port = await freePort();
   const env = containerEnv({ ...final.env, PORT: String(port) });
   const child = spawn(final.cmd![0] === "node" ? process.execPath : final.cmd![0], final.cmd!.slice(1), { cwd: app, env });
-  const server = await listening(child, () => {});
+  const server = await listening(child);
   try {
     expect(server.url).toBe(`http://0.0.0.0:${port}/mcp`);
     const base = `http://127.0.0.1:${port}`;
