@@ -204,7 +204,9 @@ export async function upgrade(dirArg: string, opts: UpgradeOptions, io: Io = def
   const before = manifest ? Object.keys(manifest.files) : [...Object.keys(released!), ...LEGACY_GENERATED];
   const retired = before.filter((p) => !files.has(p) && !skip.has(p) && existsSync(join(dir, p)));
   const listed = (paths: string[]) => paths.map((p) => `  ${p}\n`).join("");
-  io.out(`✔ Upgraded ${pkg.name} in ${dir} (runtime: ${runtime.describe}); ${write.length} files written, serving ${served.join(", ")}\n`);
+  io.out(
+    `✔ Upgraded ${pkg.name} in ${dir} (runtime: ${runtime.describe}); ${write.length} file${write.length === 1 ? "" : "s"} written (the vendored runtime included), serving ${served.join(", ")}\n`,
+  );
   if (changed.length) {
     // Without a manifest, a file rendered from the project's options by an earlier release cannot be told from an edit.
     const why = manifest

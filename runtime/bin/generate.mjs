@@ -412,24 +412,30 @@ const STAMP = ".inputs";
  */
 function checkHandlers(m) {
   const hint = {
-    tool: (P) => `export const handler: ${P}Tool = (args, ctx) => ({ content: [{ type: "text", text: "…" }] });`,
+    tool: (P, structured) =>
+      structured
+        ? // A tool with an outputSchema must return structuredContent of that shape (its handler type requires it).
+          `export const handler: ${P}Tool = (args, ctx) => ({ content: [], structuredContent: { /* the fields of its outputSchema */ } });`
+        : `export const handler: ${P}Tool = (args, ctx) => ({ content: [{ type: "text", text: "…" }] });`,
     prompt: (P) => `export const get: ${P}Prompt["get"] = (args, ctx) => ({ messages: [] });`,
     resource: (P) => `export const read: ${P}Resource["read"] = (uri, ctx) => ({ contents: [{ uri, text: "…" }] });`,
     "resource template": (P) => `export const read: ${P}ResourceTemplate["read"] = (uri, variables, ctx) => ({ contents: [{ uri, text: "…" }] });`,
   };
   const declared = [
-    ...m.tools.map((t) => ["tool", "tools", t.name]),
+    ...m.tools.map((t) => ["tool", "tools", t.name, t.outputSchema !== undefined]),
     ...m.prompts.map((p) => ["prompt", "prompts", p.name]),
     ...m.resources.map((r) => ["resource", "resources", r.name]),
     ...m.resourceTemplates.map((r) => ["resource template", "resources", r.name]),
   ];
   let problems = 0;
-  for (const [kind, dir, name] of declared) {
+  for (const [kind, dir, name, structured] of declared) {
     const file = `src/${dir}/${fileName(name)}.ts`;
     if (existsSync(join(ROOT, file))) continue;
     const P = pascal(name);
     const type = kind === "tool" ? `${P}Tool` : kind === "prompt" ? `${P}Prompt` : kind === "resource" ? `${P}Resource` : `${P}ResourceTemplate`;
-    process.stderr.write(`generate: mcp.json declares ${kind} "${name}" but ${file} is missing; create it, e.g.: ` + `import type { ${type} } from "../../generated/handlers.js"; ${hint[kind](P)}\n`);
+    process.stderr.write(
+      `generate: mcp.json declares ${kind} "${name}" but ${file} is missing; create it, e.g.: ` + `import type { ${type} } from "../../generated/handlers.js"; ${hint[kind](P, structured)}\n`,
+    );
     problems++;
   }
   const wanted = new Set(declared.map(([, dir, name]) => `${dir}/${fileName(name)}.ts`));

@@ -104,7 +104,7 @@ describe("create-mcp-server upgrade", () => {
 
     // Upgrading again (now with a manifest) writes only the runtime and still keeps the user's files.
     const again = await upgradeWith(ROOT, project);
-    expect(again.stdout).toMatch(/; 1 files written, serving /);
+    expect(again.stdout).toMatch(/; 1 file written \(the vendored runtime included\), serving /);
     expect(again.stdout).toMatch(/Kept \d+ files you changed since they were scaffolded/);
     expect(again.stdout).toContain("  src/tools/echo.ts\n");
     expect(readFileSync(join(project, "src", "tools", "echo.ts"), "utf8")).toBe(echo);

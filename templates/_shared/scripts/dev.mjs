@@ -35,7 +35,10 @@ const http = transports().includes("http");
 function generate() {
   const command = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).scripts.generate;
   const r = spawnSync(command, { cwd: ROOT, env, shell: true, stdio: "inherit" });
-  if (r.status !== 0) log("generate failed (its output is above); fix mcp.json and save it again");
+  if (r.status !== 0)
+    log(
+      "generate failed: do what its output above says (fix mcp.json, or create or delete the handler files it names); the server keeps running until it succeeds",
+    );
   return r.status === 0;
 }
 
