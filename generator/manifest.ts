@@ -6,7 +6,7 @@
  * Revision order is the order of declaration in the manifest, never string
  * order: the rules module and every "from/until" range resolve against it.
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -57,4 +57,18 @@ export const SCHEMAS_DIR = join(PROJECT_ROOT, "schemas");
 /** Directory of the synced schema files of one revision: `schemas/<revision>/`. */
 export function schemaDir(revision: string, schemasDir = SCHEMAS_DIR): string {
   return join(schemasDir, revision);
+}
+
+/**
+ * Known revisions, oldest first: from the generated rules module (out/rules.json), else the schema manifest. Both
+ * are in declaration order, the order the rules module is built in; never sorted as strings, since a revision id is
+ * not guaranteed to be date-shaped.
+ */
+export function knownRevisions(): string[] {
+  const rules = join(PROJECT_ROOT, "out", "rules.json");
+  if (existsSync(rules)) {
+    const data = JSON.parse(readFileSync(rules, "utf8")) as { revisions: { id: string }[] };
+    return data.revisions.map((r) => r.id);
+  }
+  return loadManifest().revisions.map((r) => r.id);
 }

@@ -8,16 +8,16 @@
  * is one line on stderr, a non-zero exit, and nothing written.
  */
 import { spawn } from "node:child_process";
-import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
-import { basename, dirname, join, relative, resolve } from "node:path";
-import { gzipSync } from "node:zlib";
+import { basename, join, relative, resolve } from "node:path";
 import Handlebars from "handlebars";
 import { clientConfig, clientConfigLines } from "./client-config.js";
 import { initRepository } from "./git.js";
-import { PROJECT_ROOT, loadManifest } from "./manifest.js";
+import { PROJECT_ROOT, knownRevisions } from "./manifest.js";
+import { listFiles, packRuntime } from "./pack.js";
 import { packageManagerCommands, resolvePackageManager, type PackageManager } from "./package-manager.js";
+import { planWrite, SCAFFOLD_MANIFEST, scaffoldManifest, writeProject } from "./project-files.js";
 
 export const TEMPLATES_DIR = join(PROJECT_ROOT, "templates");
 export const RUNTIME_DIR = join(PROJECT_ROOT, "runtime");
@@ -57,20 +57,6 @@ export function listTemplates(): string[] {
     .filter((d) => d.isDirectory() && !d.name.startsWith("_") && !d.name.startsWith("."))
     .map((d) => d.name)
     .sort();
-}
-
-/**
- * Known revisions, oldest first: from the generated rules module (out/rules.json), else the schema manifest. Both
- * are in declaration order, the order the rules module is built in; never sorted as strings, since a revision id is
- * not guaranteed to be date-shaped.
- */
-export function knownRevisions(): string[] {
-  const rules = join(PROJECT_ROOT, "out", "rules.json");
-  if (existsSync(rules)) {
-    const data = JSON.parse(readFileSync(rules, "utf8")) as { revisions: { id: string }[] };
-    return data.revisions.map((r) => r.id);
-  }
-  return loadManifest().revisions.map((r) => r.id);
 }
 
 function validatePackageName(name: string): string[] {
@@ -185,69 +171,6 @@ export function runtimeDependency(runtime: string | undefined): RuntimeDependenc
   return { spec: `^${own.version}`, files, describe: `${RUNTIME_PACKAGE}@^${own.version} from the registry` };
 }
 
-function listFiles(dir: string, base = dir): string[] {
-  return readdirSync(dir, { withFileTypes: true })
-    .flatMap((e) => (e.isDirectory() ? listFiles(join(dir, e.name), base) : e.isFile() ? [relative(base, join(dir, e.name)).split("\\").join("/")] : []))
-    .sort();
-}
-
-/**
- * `npm pack` of a package directory (package.json, README/LICENSE if any, and its "files"), done in-process:
- * a gzipped ustar archive under `package/`, deterministic (fixed mtime), without spawning npm.
- */
-export function packRuntime(dir: string): Buffer {
-  const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { files?: string[]; bin?: Record<string, string> };
-  // The package's bins are executable in the archive, as npm packs them (a linked or extracted copy runs as is).
-  const executables = new Set(Object.values(pkg.bin ?? {}).map((b) => b.replace(/^\.\//, "")));
-  const entries = new Set<string>(["package.json"]);
-  for (const f of readdirSync(dir)) if (/^(readme|license)/i.test(f)) entries.add(f);
-  for (const f of pkg.files ?? []) {
-    const p = join(dir, f);
-    if (!existsSync(p)) continue;
-    if (statSync(p).isDirectory()) for (const sub of listFiles(p)) entries.add(`${f.replace(/\/$/, "")}/${sub}`);
-    else entries.add(f);
-  }
-  const blocks: Buffer[] = [];
-  const mtime = Math.floor(Date.UTC(1985, 9, 26, 8, 15) / 1000);
-  for (const rel of [...entries].sort()) {
-    const data = readFileSync(join(dir, rel));
-    blocks.push(tarHeader(`package/${rel}`, data.length, mtime, executables.has(rel) ? 0o755 : 0o644), data);
-    const pad = (512 - (data.length % 512)) % 512;
-    if (pad) blocks.push(Buffer.alloc(pad));
-  }
-  blocks.push(Buffer.alloc(1024));
-  return gzipSync(Buffer.concat(blocks), { level: 1 });
-}
-
-function tarHeader(path: string, size: number, mtime: number, mode: number): Buffer {
-  const h = Buffer.alloc(512);
-  let name = path;
-  let prefix = "";
-  if (Buffer.byteLength(name) > 100) {
-    const cut = path.lastIndexOf("/", 155);
-    prefix = path.slice(0, cut);
-    name = path.slice(cut + 1);
-    if (Buffer.byteLength(name) > 100 || Buffer.byteLength(prefix) > 155) throw new Error(`path too long for a tar archive: ${path}`);
-  }
-  const put = (s: string, off: number, len: number) => h.write(s, off, len, "utf8");
-  const octal = (n: number, len: number) => n.toString(8).padStart(len - 1, "0") + "\0";
-  put(name, 0, 100);
-  put(octal(mode, 8), 100, 8);
-  put(octal(0, 8), 108, 8);
-  put(octal(0, 8), 116, 8);
-  put(octal(size, 12), 124, 12);
-  put(octal(mtime, 12), 136, 12);
-  put("        ", 148, 8);
-  put("0", 156, 1);
-  put("ustar\0", 257, 6);
-  put("00", 263, 2);
-  put(prefix, 345, 155);
-  let sum = 0;
-  for (const b of h) sum += b;
-  put(sum.toString(8).padStart(6, "0") + "\0 ", 148, 8);
-  return h;
-}
-
 // ---- rendering ----
 
 const handlebars = Handlebars.create();
@@ -337,78 +260,6 @@ export async function renderProject(o: ResolvedOptions): Promise<RenderedProject
   files.set(SCAFFOLD_MANIFEST, await scaffoldManifest(o, files));
   for (const [path, data] of runtime.files) files.set(path, data);
   return { files, context, runtime };
-}
-
-/** What the scaffolder wrote, for `create-mcp-server upgrade`: a file whose sha256 is still this one is not the user's. */
-export const SCAFFOLD_MANIFEST = ".create-mcp-server.json";
-
-export interface ScaffoldManifestData {
-  $comment?: string;
-  /** The create-mcp-server version that last wrote the project. */
-  version: string;
-  options: { template: string; transport: TransportChoice; revisions: string[]; name: string; description: string; packageManager?: PackageManager };
-  /** The revisions the runtime knew when the project was last written (the ones upgrade finds new are the others). */
-  knownRevisions: string[];
-  /** Project path → sha256 of the content the scaffolder wrote (vendored runtimes excluded: upgrade replaces them). */
-  files: Record<string, string>;
-}
-
-export const sha256 = (data: Buffer | string) => createHash("sha256").update(data).digest("hex");
-
-/** The manifest, formatted as the project's other JSON files are (prettier, width 120; only its JSON plugins are loaded). */
-export async function scaffoldManifest(
-  o: Pick<ResolvedOptions, "template" | "transport" | "revisions" | "name" | "description" | "packageManager">,
-  files: Map<string, Buffer>,
-  keep: Record<string, string> = {},
-): Promise<Buffer> {
-  const own = JSON.parse(readFileSync(join(PROJECT_ROOT, "package.json"), "utf8")) as { version: string };
-  const data: ScaffoldManifestData = {
-    $comment: "Written by create-mcp-server: the sha256 of every file as it was scaffolded. `npx create-mcp-server upgrade` re-renders only the files still so, and lists the others. Keep this file.",
-    version: own.version,
-    options: { template: o.template, transport: o.transport, revisions: o.revisions, name: o.name, description: o.description, packageManager: o.packageManager },
-    knownRevisions: knownRevisions(),
-    // `keep`: files whose recorded hash stays (upgrade: the ones the user changed or deleted stay theirs).
-    files: Object.fromEntries(
-      [...new Set([...files.keys(), ...Object.keys(keep)])]
-        .filter((path) => path !== SCAFFOLD_MANIFEST && !path.startsWith("vendor/"))
-        .sort()
-        .map((path) => [path, keep[path] ?? sha256(files.get(path)!)]),
-    ),
-  };
-  const [prettier, ...plugins] = await Promise.all([import("prettier/standalone"), import("prettier/plugins/estree"), import("prettier/plugins/babel")]);
-  return Buffer.from(await prettier.format(JSON.stringify(data), { parser: "json", printWidth: 120, plugins: plugins as unknown as import("prettier").Plugin[] }));
-}
-
-/**
- * How the rendered files compare with what is in `dir`: `write` the files that are absent or differ, `differ` the
- * ones that exist with other content (a user's edit, or another template's or option's version), `blocked` the
- * paths that are a directory or lie under a file, so that no file can be written there.
- */
-export function planWrite(dir: string, files: Map<string, Buffer>): { write: string[]; differ: string[]; same: string[]; blocked: string[] } {
-  const plan = { write: [] as string[], differ: [] as string[], same: [] as string[], blocked: [] as string[] };
-  for (const [rel, data] of files) {
-    const target = join(dir, rel);
-    let parent = dirname(target);
-    while (parent.length > dir.length && !existsSync(parent)) parent = dirname(parent);
-    if (existsSync(parent) && !statSync(parent).isDirectory()) plan.blocked.push(rel);
-    else if (!existsSync(target)) plan.write.push(rel);
-    else if (!statSync(target).isFile()) plan.blocked.push(rel);
-    else if (readFileSync(target).equals(data)) plan.same.push(rel);
-    else {
-      plan.differ.push(rel);
-      plan.write.push(rel);
-    }
-  }
-  return plan;
-}
-
-/** Write the rendered files (those named by `only`, default all) into `dir` (created if needed). Nothing is deleted. */
-export function writeProject(dir: string, files: Map<string, Buffer>, only: Iterable<string> = files.keys()): void {
-  for (const rel of only) {
-    const target = join(dir, rel);
-    mkdirSync(dirname(target), { recursive: true });
-    writeFileSync(target, files.get(rel)!);
-  }
 }
 
 // ---- the command ----
@@ -596,11 +447,4 @@ export async function scaffoldCommand(dir: string | undefined, opts: ScaffoldOpt
     }
     throw err;
   }
-}
-
-/** A short digest of a rendered project, for tests of determinism. */
-export function digestFiles(files: Map<string, Buffer>): string {
-  const h = createHash("sha256");
-  for (const [k, v] of [...files].sort(([a], [b]) => (a < b ? -1 : 1))) h.update(k).update("\0").update(v);
-  return h.digest("hex");
 }

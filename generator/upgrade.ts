@@ -14,23 +14,10 @@ import { diffRules, formatDiff } from "./diff.js";
 import { packageManagerCommands } from "./package-manager.js";
 import { PROJECT_ROOT } from "./manifest.js";
 import type { RulesData } from "./rules.js";
-import {
-  RUNTIME_PACKAGE,
-  SCAFFOLD_MANIFEST,
-  ScaffoldError,
-  TEMPLATES_DIR,
-  defaultIo,
-  knownRevisions,
-  listTemplates,
-  renderProject,
-  runStep,
-  scaffoldManifest,
-  sha256,
-  writeProject,
-  type Io,
-  type ScaffoldManifestData,
-  type TransportChoice,
-} from "./scaffold.js";
+import { knownRevisions } from "./manifest.js";
+import { SCAFFOLD_MANIFEST, scaffoldManifest, writeProject, type ScaffoldManifestData } from "./project-files.js";
+import { RUNTIME_PACKAGE, ScaffoldError, TEMPLATES_DIR, defaultIo, listTemplates, renderProject, runStep, type Io, type TransportChoice } from "./scaffold.js";
+import { sha256 } from "./sync.js";
 
 export interface UpgradeOptions {
   /** As for scaffolding: a published version or range, or a runtime tarball or directory. Default: this checkout's runtime. */
