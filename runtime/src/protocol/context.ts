@@ -21,6 +21,7 @@ export class HandlerContext implements RequestContext {
   readonly sink: Sink;
   readonly clientCapabilities: Record<string, unknown>;
   clientInfo?: RequestContext["clientInfo"];
+  readonly principal: RequestContext["principal"];
   private lastProgress = -Infinity;
 
   constructor(
@@ -37,6 +38,7 @@ export class HandlerContext implements RequestContext {
     this.requestId = scope.req.id;
     this.sink = scope.sink;
     this.clientCapabilities = scope.clientCapabilities;
+    this.principal = scope.principal;
     if (scope.clientInfo) this.clientInfo = scope.clientInfo as unknown as RequestContext["clientInfo"];
   }
 

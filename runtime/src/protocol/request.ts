@@ -3,6 +3,7 @@
  * receives, instead of long parameter lists.
  */
 import type { Revision } from "../rules.js";
+import type { Principal } from "../server/types.js";
 import type { JsonRpcMessage, JsonRpcRequest, RequestId } from "../wire/jsonrpc.js";
 import type { InputRound } from "./input-rounds.js";
 import type { LegacyPeer } from "./legacy-session.js";
@@ -63,6 +64,8 @@ export interface RequestScope {
    * legacy, the session. Undefined for a modern HTTP request, which has none.
    */
   readonly peer?: LegacyPeer;
+  /** The verified principal (HTTP with authorization); undefined otherwise. */
+  readonly principal?: Principal;
   /** Set by dispatch once the request is admitted. */
   flight?: InFlight;
   /** Modern HTTP: where a subscriptions/listen registers its end, so that the endpoint can end it gracefully. */

@@ -20,6 +20,7 @@ export type {
   Completer,
   PromptDefinition,
   PromptResult,
+  Principal,
   RequestContext,
   ResourceDefinition,
   ResourceResult,

@@ -33,6 +33,22 @@ export type ToolResult = HandlerResult<CallToolResult>;
 export type PromptResult = HandlerResult<GetPromptResult>;
 export type ResourceResult = HandlerResult<ReadResourceResult>;
 
+/**
+ * Who made a request, as verified by the HTTP transport's authorization (an OAuth 2.1 access token): the principal
+ * every piece of kept state is bound to (legacy sessions, MRTR requestState, tasks). Undefined where no authorization
+ * is configured, and on stdio. spec/2025-11-25/basic/authorization.mdx, spec/2026-07-28/basic/authorization/index.mdx
+ */
+export interface Principal {
+  /** The token's subject (`sub`), or the client id for a client-credentials token without one. */
+  subject: string;
+  /** The OAuth client the token was issued to (`client_id` or `azp`), when the token says. */
+  clientId?: string;
+  /** Scopes granted to the token. */
+  scopes: readonly string[];
+  /** Every verified claim (JWT payload or introspection response). */
+  claims: Readonly<Record<string, unknown>>;
+}
+
 /** A change that connections turn into notifications, each by its own era's rules. */
 export interface ServerEvent {
   method: string;
@@ -70,6 +86,8 @@ export interface RequestContext {
   clientCapabilities: ClientCapabilities;
   clientInfo?: Implementation;
   requestId: RequestId;
+  /** The verified principal of an authorized HTTP request; undefined without authorization (and on stdio). */
+  principal?: Principal;
   /** Fires when the request is cancelled (notifications/cancelled, or a modern HTTP client disconnecting). */
   signal: AbortSignal;
   /**
