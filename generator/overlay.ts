@@ -187,8 +187,60 @@ export const PROSE_RULES: ProseRule[] = [
     summary:
       'Over Streamable HTTP, the requests whose Mcp-Name header mirrors a params field, as "method:field" pairs (2026-07-28: tools/call and prompts/get params.name, resources/read params.uri); the header is required for them.',
     otherwise: [],
-    ranges: [{ from: "2026-07-28", value: ["tools/call:name", "prompts/get:name", "resources/read:uri"] }],
-    cite: ["spec/2026-07-28/basic/transports/streamable-http.mdx#standard-request-headers"],
+    ranges: [{ from: "2026-07-28", value: ["tools/call:name", "prompts/get:name", "resources/read:uri", "tasks/get:taskId", "tasks/update:taskId", "tasks/cancel:taskId"] }],
+    cite: [
+      "spec/2026-07-28/basic/transports/streamable-http.mdx#standard-request-headers",
+      "spec/extensions/tasks/modelcontextprotocol-ext-tasks/specification/2026-07-28/tasks.md#streamable-http-routing-headers",
+    ],
+  }),
+  rule({
+    name: "taskWireForm",
+    type: "string",
+    summary:
+      'How tasks reach the wire: "none" before 2025-11-25; "core" in 2025-11-25 (the `tasks` capability, task-augmented requests with `params.task`, nested CreateTaskResult, tasks/get, tasks/result, tasks/list, tasks/cancel); "extension" from 2026-07-28, where tasks left the core for the `io.modelcontextprotocol/tasks` extension (declared per request, flat CreateTaskResult with `resultType: "task"`, tasks/get, tasks/update, tasks/cancel).',
+    otherwise: "none",
+    ranges: [
+      { from: "2025-11-25", until: "2025-11-25", value: "core" },
+      { from: "2026-07-28", value: "extension" },
+    ],
+    cite: [
+      "spec/2025-11-25/basic/utilities/tasks.mdx#capabilities",
+      "spec/2026-07-28/changelog.mdx#major-changes",
+      "spec/extensions/tasks/modelcontextprotocol-ext-tasks/specification/2026-07-28/tasks.md#capability-negotiation",
+    ],
+  }),
+  rule({
+    name: "taskMethods",
+    type: "string[]",
+    summary:
+      "The client→server task methods: tasks/get, tasks/result, tasks/list and tasks/cancel in 2025-11-25; tasks/get, tasks/update and tasks/cancel in the 2026-07-28 extension (tasks/result and tasks/list are gone: -32601).",
+    otherwise: [],
+    ranges: [
+      { from: "2025-11-25", until: "2025-11-25", value: ["tasks/get", "tasks/result", "tasks/list", "tasks/cancel"] },
+      { from: "2026-07-28", value: ["tasks/get", "tasks/update", "tasks/cancel"] },
+    ],
+    cite: [
+      "spec/2025-11-25/basic/utilities/tasks.mdx#protocol-messages",
+      "spec/extensions/tasks/modelcontextprotocol-ext-tasks/specification/2026-07-28/tasks.md#supported-methods",
+      "spec/extensions/tasks/seps/2663-tasks-extension.md#backward-compatibility",
+    ],
+  }),
+  rule({
+    name: "cancelOfTerminalTask",
+    type: "string",
+    summary:
+      'tasks/cancel on a task already completed, failed or cancelled: "invalid-params" (-32602) in 2025-11-25; "acknowledge" (the same empty acknowledgement as any cancel) in the 2026-07-28 extension.',
+    otherwise: "invalid-params",
+    ranges: [{ from: "2026-07-28", value: "acknowledge" }],
+    cite: ["spec/2025-11-25/basic/utilities/tasks.mdx#task-cancellation", "spec/extensions/tasks/modelcontextprotocol-ext-tasks/specification/2026-07-28/tasks.md#task-cancellation"],
+  }),
+  rule({
+    name: "toolErrorTaskStatus",
+    type: "string",
+    summary: 'The status of a task whose tool returned a result with `isError: true`: "failed" in 2025-11-25; "completed" in the 2026-07-28 extension, where "failed" is for JSON-RPC errors only.',
+    otherwise: "failed",
+    ranges: [{ from: "2026-07-28", value: "completed" }],
+    cite: ["spec/2025-11-25/basic/utilities/tasks.mdx#task-execution-errors", "spec/extensions/tasks/modelcontextprotocol-ext-tasks/specification/2026-07-28/tasks.md#task-execution-errors"],
   }),
 ];
 

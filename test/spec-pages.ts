@@ -54,13 +54,15 @@ export const isConcreteSegment = (segment: string): boolean => /^[\w.-]+$/.test(
 
 /**
  * Why `cite` (`spec/<revision>/<path>[.mdx][#anchor]`) does not resolve, or undefined when it does. A path without
- * `.mdx` names `<path>.mdx` or `<path>/index.mdx`.
+ * `.mdx` names `<path>.mdx` or `<path>/index.mdx`. The extensions' pages (`spec/extensions/...`) are Markdown (`.md`),
+ * as their repositories publish them.
  */
 export function citationProblem(cite: string, specDir = SPEC): string | undefined {
   const m = /^spec\/([^#]+?)(?:#(.*))?$/.exec(cite);
   if (!m) return `not a spec citation`;
   const [, path, anchor] = m;
-  const candidates = path.endsWith(".mdx") ? [path] : /\.\w+$/.test(path) ? [] : [`${path}.mdx`, `${path}/index.mdx`];
+  const page = path.endsWith(".mdx") || (path.startsWith("extensions/") && path.endsWith(".md"));
+  const candidates = page ? [path] : /\.\w+$/.test(path) ? [] : [`${path}.mdx`, `${path}/index.mdx`];
   if (!candidates.length) return `${path} is not a spec page (.mdx)`;
   const file = candidates.map((c) => join(specDir, c)).find((p) => existsSync(p) && statSync(p).isFile());
   if (!file) return `no page ${candidates.join(" or ")} under ${specDir}`;

@@ -15,6 +15,7 @@ import { AdmissionQueue } from "./admission.js";
 import { classify, type Classification } from "./classify.js";
 import { ClientRequests } from "./client-requests.js";
 import { dispatcherFor, type Dispatcher } from "./dispatch.js";
+import { randomId } from "./mrtr.js";
 import { changeNotification, handshake, markInitialized, type LegacyPeer, type LegacySession } from "./legacy-session.js";
 import type { InFlight, RequestScope, Sink } from "./request.js";
 
@@ -34,6 +35,7 @@ export class Connection implements LegacyPeer {
   readonly inFlight = new Map<RequestId, InFlight>();
   readonly listens = new Set<() => void>();
   readonly transport: "stdio" | "http";
+  readonly id = randomId();
   private readonly admission = new AdmissionQueue();
   private readonly asks: ClientRequests;
   private readonly dispatcher: Dispatcher;
@@ -41,7 +43,7 @@ export class Connection implements LegacyPeer {
 
   constructor(
     readonly server: McpServer,
-    private readonly out: Sink,
+    readonly out: Sink,
     readonly options: ConnectionOptions = { transport: "stdio" },
   ) {
     this.transport = options.transport;

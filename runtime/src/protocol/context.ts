@@ -42,6 +42,17 @@ export class HandlerContext implements RequestContext {
     if (scope.clientInfo) this.clientInfo = scope.clientInfo as unknown as RequestContext["clientInfo"];
   }
 
+  /** When the handler runs as a task: its id and status messages. */
+  get task(): RequestContext["task"] {
+    const t = this.flight.task;
+    return t && { id: t.id, status: (message: string) => t.status(message) };
+  }
+
+  /** The same handler's context for another scope and run (a task's, which outlives the request). */
+  fork(scope: RequestScope, flight: InFlight): HandlerContext {
+    return new HandlerContext(this.dispatcher, scope, flight, this.mrtrValidators);
+  }
+
   get signal(): AbortSignal {
     return this.flight.signal;
   }

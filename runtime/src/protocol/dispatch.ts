@@ -22,22 +22,24 @@ import {
   methodFlows,
   methodKind,
   serverMaySendRequests,
+  taskWireForm,
   validatorsFor,
 } from "../rules.js";
 import { type AskOptions, type McpServer, MissingCapabilityError } from "../server/server.js";
 import { complete } from "../server/completion.js";
 import { getPrompt, listPrompts } from "../server/prompts.js";
 import { listResources, listResourceTemplates, readResource } from "../server/resources.js";
-import { callTool, listTools } from "../server/tools.js";
+import { listTools } from "../server/tools.js";
 import { encodeResult } from "../wire/encode.js";
 import { errorResponse } from "../wire/errors.js";
 import { inspect, McpError, type JsonRpcMessage, type JsonRpcResponse, type RequestId } from "../wire/jsonrpc.js";
-import { META_LOG_LEVEL } from "../wire/meta.js";
+import { META_LOG_LEVEL, META_RELATED_TASK } from "../wire/meta.js";
 import type { Classification } from "./classify.js";
 import { HandlerContext } from "./context.js";
 import { askInRound, inputRequired, openRound } from "./input-rounds.js";
 import { listen } from "./listen.js";
 import { InFlight, type RequestScope, type Sink } from "./request.js";
+import { Tasks, declaresTasksExtension, missingTasksExtension, tasksFor } from "./tasks.js";
 
 type Result = Record<string, unknown>;
 type MethodHandler = (server: McpServer, params: Result, ctx: HandlerContext) => Result | Promise<Result>;
@@ -50,7 +52,7 @@ const METHODS: Readonly<Record<string, MethodHandler>> = {
   ping: () => ({}),
   "server/discover": (s, _p, ctx) => s.discover(ctx.revision),
   "tools/list": (s, p, ctx) => listTools(s, ctx.revision, p),
-  "tools/call": (s, p, ctx) => callTool(s, ctx.revision, p, ctx),
+  "tools/call": (s, p, ctx) => tasksFor(s).callTool(p, ctx),
   "resources/list": (s, p, ctx) => listResources(s, ctx.revision, p),
   "resources/templates/list": (s, p, ctx) => listResourceTemplates(s, ctx.revision, p),
   "resources/read": (s, p, ctx) => readResource(s, ctx.revision, p, ctx),
@@ -61,6 +63,12 @@ const METHODS: Readonly<Record<string, MethodHandler>> = {
   "prompts/list": (s, p, ctx) => listPrompts(s, ctx.revision, p),
   "prompts/get": (s, p, ctx) => getPrompt(s, ctx.revision, p, ctx),
   "completion/complete": (s, p, ctx) => complete(s, ctx.revision, p),
+  // Task methods: which exist in the revision in force is the rules module's (taskMethods).
+  "tasks/get": (s, p, ctx) => tasksFor(s).get(ctx.revision, p, ctx.scope),
+  "tasks/result": (s, p, ctx) => tasksFor(s).result(ctx.revision, p, ctx.scope),
+  "tasks/list": (s, p, ctx) => tasksFor(s).list(ctx.revision, p, ctx.scope),
+  "tasks/cancel": (s, p, ctx) => tasksFor(s).cancel(ctx.revision, p, ctx.scope),
+  "tasks/update": (s, p, ctx) => tasksFor(s).update(ctx.revision, p, ctx.scope),
   "subscriptions/listen": (s, p, ctx) => listen(s, p, ctx, ctx.sink, ctx.scope.peer?.listens ?? ctx.scope.listens, ctx.scope.peer?.transport === "stdio"),
 };
 
@@ -136,8 +144,15 @@ export class Dispatcher {
     const { revision, req, sink, peer } = scope;
     const method = req.method;
     // Unknown to this revision, or removed from it (initialize, ping, logging/setLevel, resources/subscribe … to a modern peer): -32601.
-    if (!METHODS[method] || methodKind(revision, method) !== "request" || !methodFlows(revision, method, "client→server") || !this.served(revision, method)) {
+    // The tasks extension's methods are not in the 2026-07-28 core schema; the rules module lists them (taskMethods).
+    const taskMethod = Tasks.isTaskMethod(revision, method);
+    if (!METHODS[method] || (!taskMethod && (methodKind(revision, method) !== "request" || !methodFlows(revision, method, "client→server"))) || !this.served(revision, method, taskMethod)) {
       return sink.send(errorResponse(revision, req.id, errorCode(revision, "METHOD_NOT_FOUND")!, `Method not found: ${method}`));
+    }
+    // Extension methods from a request that did not declare the extension: -32021, before the task is looked up.
+    // spec/extensions/tasks/modelcontextprotocol-ext-tasks/specification/2026-07-28/tasks.md#protocol-errors
+    if (taskMethod && taskWireForm(revision) === "extension" && !declaresTasksExtension(scope.clientCapabilities)) {
+      return sink.send(this.errorFor(revision, req.id, missingTasksExtension()));
     }
     if (peer?.inFlight.has(req.id)) {
       return sink.send(errorResponse(revision, req.id, errorCode(revision, "INVALID_REQUEST")!, `Invalid Request: id ${JSON.stringify(req.id)} is already in use`));
@@ -237,13 +252,22 @@ export class Dispatcher {
   }
 
   private async checkResult(revision: Revision, method: string, result: Result): Promise<void> {
+    // A modern CreateTaskResult is the extension's (no core schema has it): checked as a generic result only.
+    if (result.resultType === "task") return;
     const all = await allValidatorsFor(revision);
-    const v = result.resultType === "input_required" ? (all.validateInputRequiredResult as RevisionValidators["resultValidators"][string]) : all.resultValidators[method];
+    type V = RevisionValidators["resultValidators"][string];
+    const v =
+      result.resultType === "input_required"
+        ? (all.validateInputRequiredResult as V)
+        : method === "tools/call" && taskWireForm(revision) === "core" && "task" in result
+          ? (all.validateCreateTaskResult as V)
+          : all.resultValidators[method];
     if (v && !v(result)) throw new McpError(errorCode(revision, "INTERNAL_ERROR")!, `server bug: ${method} result does not match the ${revision} schema: ${describeErrors(v)}`);
   }
 
   /** Whether the server serves `method` on `revision`: the capability it needs is declared. */
-  private served(revision: Revision, method: string): boolean {
+  private served(revision: Revision, method: string, taskMethod: boolean): boolean {
+    if (taskMethod) return this.server.supportsTasks();
     const cap = CAPABILITY_FOR_METHOD[method];
     if (!cap) return true;
     const [top, sub] = cap.split(".");
@@ -264,6 +288,13 @@ export class Dispatcher {
     if (!hasMethod(revision, method) || !isObject(ctx.clientCapabilities[capability])) return Promise.reject(new MissingCapabilityError({ [capability]: {} }));
     const mode = method === ELICIT ? unsupportedElicitationMode(revision, ctx.clientCapabilities[capability] as Result, params) : undefined;
     if (mode) return Promise.reject(new MissingCapabilityError({ [capability]: { [mode]: {} } }));
+    const task = flight.task;
+    if (task?.created) {
+      const peer = scope.peer;
+      return tasksFor(this.server).ask(tasksFor(this.server).run(flight)!, ctx, method, capability, params, options?.key, (s, p) =>
+        peer ? peer.askClient(s, method, p) : Promise.reject(new McpError(errorCode(revision, "INTERNAL_ERROR")!, `${method}: no link to ask the client on`)),
+      );
+    }
     if (serverMaySendRequests(revision)) {
       if (!scope.peer) return Promise.reject(new McpError(errorCode(revision, "INTERNAL_ERROR")!, `${method}: no link to ask the client on`));
       return scope.peer.askClient(scope, method, params);
@@ -282,6 +313,8 @@ export class Dispatcher {
     if (ctx.flight.aborted) return;
     const { revision, scope } = ctx;
     if (!methodFlows(revision, method, "server→client")) return;
+    // A task's notifications carry its id (2025-11-25). spec/2025-11-25/basic/utilities/tasks.mdx#associating-task-related-messages
+    if (ctx.flight.task && taskWireForm(revision) === "core") params = { ...params, _meta: { ...((params._meta as Result) ?? {}), [META_RELATED_TASK]: { taskId: ctx.flight.task.id } } };
     const message: JsonRpcMessage = { jsonrpc: "2.0", method, params };
     const session = scope.peer?.session;
     if (isLegacy(revision) && session && !session.initialized && method !== "notifications/message") {

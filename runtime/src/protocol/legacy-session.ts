@@ -31,6 +31,10 @@ export interface LegacySession {
 /** What dispatch needs of the link a request came on (a stdio pipe, a legacy HTTP session). */
 export interface LegacyPeer {
   readonly transport: "stdio" | "http";
+  /** This link's id (random): what a legacy request's tasks are bound to when there is no principal. */
+  readonly id: string;
+  /** The link's own output (stdio, or the session's GET stream): for messages of work that outlives its request (tasks). */
+  readonly out: Sink;
   /** Requests in flight on this link, by id: duplicate ids are refused, notifications/cancelled finds them. */
   readonly inFlight: Map<RequestId, InFlight>;
   /** The legacy session, once `initialize` was answered. */

@@ -5,7 +5,10 @@
  */
 import type { McpServer, RequestContext } from "../server/server.js";
 import { META_SUBSCRIPTION_ID } from "../wire/meta.js";
+import { encodeDetailedTask } from "../wire/tasks.js";
+import type { HandlerContext } from "./context.js";
 import type { Sink } from "./request.js";
+import { declaresTasksExtension, missingTasksExtension, taskOwner, tasksFor } from "./tasks.js";
 
 /**
  * @param ends where the listen registers its end, so that its link or endpoint can end it gracefully (stdin EOF, an
@@ -14,7 +17,11 @@ import type { Sink } from "./request.js";
 export async function listen(server: McpServer, params: Record<string, unknown>, ctx: RequestContext, sink: Sink, ends: Set<() => void> | undefined, stdio: boolean): Promise<Record<string, unknown>> {
   const id = ctx.requestId;
   const tagged = (p: Record<string, unknown>) => ({ ...p, _meta: { [META_SUBSCRIPTION_ID]: id } });
-  const filter = server.honourFilter((params.notifications ?? {}) as Record<string, unknown>);
+  const requested = (params.notifications ?? {}) as Record<string, unknown>;
+  // Task notifications only for a request that declares the tasks extension (-32021 otherwise).
+  // spec/extensions/tasks/modelcontextprotocol-ext-tasks/specification/2026-07-28/tasks.md#task-status-notifications
+  if (requested.taskIds !== undefined && !declaresTasksExtension(ctx.clientCapabilities as Record<string, unknown>)) throw missingTasksExtension();
+  const filter = server.honourFilter(requested);
   sink.send({ jsonrpc: "2.0", method: "notifications/subscriptions/acknowledged", params: tagged({ notifications: filter }) });
   let end!: () => void;
   const ended = new Promise<void>((r) => (end = r));
@@ -24,12 +31,23 @@ export async function listen(server: McpServer, params: Record<string, unknown>,
     const wanted = e.filter === "resourceSubscriptions" ? (filter.resourceSubscriptions as string[] | undefined)?.includes(e.uri ?? "") : filter[e.filter] === true;
     if (wanted) sink.send({ jsonrpc: "2.0", method: e.method, params: tagged(e.uri === undefined ? {} : { uri: e.uri }) });
   });
+  const taskIds = filter.taskIds as string[] | undefined;
+  let stopTasks: (() => void) | undefined;
+  if (taskIds?.length) {
+    // Each notification carries the complete DetailedTask; only the caller's own tasks.
+    const owner = taskOwner((ctx as HandlerContext).scope);
+    stopTasks = tasksFor(server).onChange((t) => {
+      if (ctx.signal.aborted || !taskIds.includes(t.taskId) || t.owner !== owner) return;
+      sink.send({ jsonrpc: "2.0", method: "notifications/tasks", params: tagged(encodeDetailedTask(ctx.revision, t)) });
+    });
+  }
   ctx.signal.addEventListener("abort", () => end());
   ends?.add(end);
   try {
     await ended;
   } finally {
     stop();
+    stopTasks?.();
     ends?.delete(end);
   }
   if (!ctx.signal.aborted && stdio) {

@@ -23,6 +23,11 @@ import { createRequire } from "node:module";
 let cryptoModule: typeof import("node:crypto") | undefined;
 const crypto = () => (cryptoModule ??= (globalThis.process?.getBuiltinModule?.("node:crypto") ?? createRequire(import.meta.url)("node:crypto")) as typeof import("node:crypto"));
 
+/** 128 random bits, base64url: an unguessable id (task ids). spec/2025-11-25/basic/utilities/tasks.mdx#task-isolation-and-access-control */
+export function randomId(): string {
+  return crypto().randomBytes(16).toString("base64url");
+}
+
 export interface RequestStatePayload {
   /** Originating method. */
   m: string;

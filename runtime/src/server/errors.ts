@@ -2,8 +2,11 @@
 
 /** Thrown by `ctx.elicit/sample/listRoots` when the client did not declare the capability the request needs. */
 export class MissingCapabilityError extends Error {
-  constructor(readonly requiredCapabilities: Record<string, unknown>) {
-    super(`the client did not declare the ${Object.keys(requiredCapabilities).join(", ")} capability`);
+  constructor(
+    readonly requiredCapabilities: Record<string, unknown>,
+    message = `the client did not declare the ${Object.keys(requiredCapabilities).join(", ")} capability`,
+  ) {
+    super(message);
     this.name = "MissingCapabilityError";
   }
 }

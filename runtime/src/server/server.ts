@@ -7,10 +7,13 @@
  * nothing here names a revision.
  */
 import { type ResultEncoding, conform, resultEncoding } from "../wire/encode.js";
-import { type Revision, ERA, REVISIONS, hasCapability } from "../rules.js";
+import { type Revision, ERA, REVISIONS, hasCapability, taskWireForm } from "../rules.js";
+import { TASKS_EXTENSION } from "../wire/meta.js";
+import { MemoryTaskStore, type TaskStore } from "./task-store.js";
+import { SqliteTaskStore } from "./task-store-sqlite.js";
 import { RequestStateCodec } from "../protocol/mrtr.js";
 import type { CompiledTool, TemplateEntry } from "./registry.js";
-import type { PromptDefinition, ResourceDefinition, ResourceTemplateDefinition, ServerEvent, ServerOptions, ToolDefinition } from "./types.js";
+import type { PromptDefinition, ResourceDefinition, ResourceTemplateDefinition, ServerEvent, ServerOptions, TaskOptions, ToolDefinition } from "./types.js";
 import { readEnv } from "./env.js";
 import { UriTemplate } from "./uri-template.js";
 
@@ -27,9 +30,15 @@ export type {
   ResourceTemplateDefinition,
   ServerEvent,
   ServerOptions,
+  TaskContext,
+  TaskOptions,
+  TaskSupport,
   ToolDefinition,
   ToolResult,
 } from "./types.js";
+export type { TaskChange, TaskPage, TaskRecord, TaskStatus, TaskStore } from "./task-store.js";
+export { MemoryTaskStore } from "./task-store.js";
+export { SqliteTaskStore } from "./task-store-sqlite.js";
 export { LOGGING_LEVELS } from "./types.js";
 export { MissingCapabilityError, ResourceNotFoundError } from "./errors.js";
 export { conform } from "../wire/encode.js";
@@ -69,6 +78,37 @@ export class McpServer {
     this.options = { pageSize: 100, logging: true, defaultLogLevel: "info", clientRequestTimeoutMs: 60_000, requestStateTtlMs: 600_000, ...given };
     if (!Number.isSafeInteger(this.options.pageSize) || this.options.pageSize < 1) throw new TypeError(`createServer: pageSize must be a positive integer`);
     this.validateResults = options.validateResults ?? readEnv("MCP_RUNTIME_VALIDATE_RESULTS") === "1";
+    const t = options.tasks ?? {};
+    this.taskOptions = { defaultTtlMs: 3_600_000, maxTtlMs: 86_400_000, pollIntervalMs: 1000, sweepIntervalMs: 60_000, ...Object.fromEntries(Object.entries(t).filter(([, v]) => v !== undefined)) };
+    for (const k of ["defaultTtlMs", "maxTtlMs", "pollIntervalMs", "sweepIntervalMs"] as const) {
+      if (!(Number.isSafeInteger(this.taskOptions[k]) && this.taskOptions[k] > 0)) throw new TypeError(`createServer: tasks.${k} must be a positive integer (ms)`);
+    }
+  }
+
+  /** Task options with their defaults. */
+  readonly taskOptions: Required<Pick<TaskOptions, "defaultTtlMs" | "maxTtlMs" | "pollIntervalMs" | "sweepIntervalMs">> & TaskOptions;
+
+  /**
+   * Make the task store the options name: `tasks.store`, else env MCP_TASK_STORE (`memory`, `sqlite:<path>`), else
+   * memory. Throws TypeError on a store it does not know, or (sqlite) when better-sqlite3 is missing.
+   */
+  taskStore(): TaskStore {
+    const { store, path } = this.taskOptions;
+    if (store && typeof store === "object") return store;
+    const env = store === undefined ? readEnv("MCP_TASK_STORE") : undefined;
+    if (store === "sqlite" || env?.startsWith("sqlite:")) {
+      const file = store === "sqlite" ? path : env!.slice("sqlite:".length);
+      if (!file) throw new TypeError('createServer: the sqlite task store needs a path (tasks: { store: "sqlite", path } or MCP_TASK_STORE=sqlite:<path>)');
+      return new SqliteTaskStore(file);
+    }
+    if (store === undefined && env !== undefined && env !== "" && env !== "memory") throw new TypeError(`MCP_TASK_STORE=${env}: expected memory or sqlite:<path>`);
+    return new MemoryTaskStore();
+  }
+
+  /** Whether any tool can run as a task: then the server declares tasks (2025-11-25) or the tasks extension (2026-07-28). */
+  supportsTasks(): boolean {
+    for (const t of this.tools.values()) if (t.taskSupport === "optional" || t.taskSupport === "required") return true;
+    return false;
   }
 
   /** Register a tool. Tool names are unique; `tools/list` lists them in registration order. */
@@ -152,6 +192,8 @@ export class McpServer {
     const hasResources = this.resources.size > 0 || this.templates.length > 0;
     if (requested.resourcesListChanged === true && hasResources) out.resourcesListChanged = true;
     if (Array.isArray(requested.resourceSubscriptions) && hasResources) out.resourceSubscriptions = requested.resourceSubscriptions.filter((u) => typeof u === "string");
+    // The tasks extension's filter (its caller checked the request declares the extension).
+    if (Array.isArray(requested.taskIds) && this.supportsTasks()) out.taskIds = requested.taskIds.filter((u) => typeof u === "string");
     return out;
   }
 
@@ -171,11 +213,16 @@ export class McpServer {
     if (this.prompts.size) caps.prompts = { listChanged: true };
     if (this.hasCompletions()) caps.completions = {};
     if (this.options.logging) caps.logging = {};
+    const tasks = this.supportsTasks() ? taskWireForm(revision) : "none";
+    // Only tools/call can be a task. spec/2025-11-25/basic/utilities/tasks.mdx#server-capabilities
+    if (tasks === "core") caps.tasks = { list: {}, cancel: {}, requests: { tools: { call: {} } } };
     const out: Record<string, unknown> = {};
     for (const [name, value] of Object.entries(caps)) {
       if (!hasCapability(revision, "server", name)) continue;
       out[name] = Object.fromEntries(Object.entries(value).filter(([k]) => hasCapability(revision, "server", `${name}.${k}`)));
     }
+    // The extension, never the core `tasks` capability. spec/extensions/tasks/modelcontextprotocol-ext-tasks/specification/2026-07-28/tasks.md#capability-negotiation
+    if (tasks === "extension" && hasCapability(revision, "server", "extensions")) out.extensions = { [TASKS_EXTENSION]: {} };
     this.capabilityCache.set(revision, out);
     return out;
   }

@@ -1,7 +1,7 @@
 /** tools/list and tools/call. spec/2025-11-25/server/tools.mdx */
 import { McpError } from "../wire/jsonrpc.js";
 import { conform, copyOf } from "../wire/encode.js";
-import { type Revision, errorCode, hasField, isModern, structuredContentMustBeObject, toolInputErrorsAsResult } from "../rules.js";
+import { type Revision, errorCode, hasField, isModern, structuredContentMustBeObject, taskWireForm, toolInputErrorsAsResult } from "../rules.js";
 import { MissingCapabilityError } from "./errors.js";
 import { page } from "./pagination.js";
 import { type CompiledTool, type Registry, inRevision, isPlainObject } from "./registry.js";
@@ -10,7 +10,7 @@ import type { RequestContext, ToolResult } from "./types.js";
 
 export function listTools(registry: Registry, revision: Revision, params?: Record<string, unknown>): Record<string, unknown> {
   const all = [...registry.tools.values()]
-    .filter((t) => inRevision(t, revision))
+    .filter((t) => servedIn(t, revision))
     .map((t) => {
       let outputSchema = t.outputSchema;
       // An outputSchema whose values are not objects cannot be honoured where structuredContent must be an object.
@@ -22,6 +22,8 @@ export function listTools(registry: Registry, revision: Revision, params?: Recor
         inputSchema: t.inputSchema,
         outputSchema,
         annotations: t.annotations,
+        // Tool-level task negotiation (2025-11-25; conform drops it elsewhere). spec/2025-11-25/basic/utilities/tasks.mdx#tool-level-negotiation
+        execution: t.taskSupport && t.taskSupport !== "forbidden" ? { taskSupport: t.taskSupport } : undefined,
         icons: t.icons,
         _meta: t._meta,
       });
@@ -31,9 +33,24 @@ export function listTools(registry: Registry, revision: Revision, params?: Recor
 }
 
 export function callTool(registry: Registry, revision: Revision, params: Record<string, unknown>, ctx: RequestContext): Record<string, unknown> | Promise<Record<string, unknown>> {
+  const call = resolveToolCall(registry, revision, params);
+  if ("result" in call) return call.result;
+  return runTool(revision, call.tool, call.args, ctx);
+}
+
+/** A tool that must run as a task does not exist where the revision has no tasks. */
+export function servedIn(tool: CompiledTool, revision: Revision): boolean {
+  return inRevision(tool, revision) && (tool.taskSupport !== "required" || taskWireForm(revision) !== "none");
+}
+
+/**
+ * The tool a tools/call names and its checked arguments, or the result that answers it at once (invalid arguments,
+ * from 2025-11-25). Throws McpError: an unknown tool, or (up to 2025-06-18) invalid arguments.
+ */
+export function resolveToolCall(registry: Registry, revision: Revision, params: Record<string, unknown>): { tool: CompiledTool; args: Record<string, unknown> } | { result: Record<string, unknown> } {
   const name = params.name as string;
   const found = registry.tools.get(name);
-  const tool = found && inRevision(found, revision) ? found : undefined;
+  const tool = found && servedIn(found, revision) ? found : undefined;
   // Unknown tool: a protocol error in every revision. spec/2025-11-25/server/tools.mdx#error-handling
   if (!tool) throw new McpError(errorCode(revision, "INVALID_PARAMS")!, `Unknown tool: ${name}`);
   const args = (params.arguments ?? {}) as Record<string, unknown>;
@@ -41,10 +58,15 @@ export function callTool(registry: Registry, revision: Revision, params: Record<
   if (!tool.input(args)) {
     const message = `Invalid arguments for tool ${name}: ${tool.input.describe()}`;
     // Up to 2025-06-18 a protocol error; from 2025-11-25 a tool result the model can correct itself from.
-    if (toolInputErrorsAsResult(revision)) return { content: [{ type: "text", text: message }], isError: true };
+    if (toolInputErrorsAsResult(revision)) return { result: { content: [{ type: "text", text: message }], isError: true } };
     throw new McpError(errorCode(revision, "INVALID_PARAMS")!, message);
   }
-  // No async frame here: this runs for every tools/call (see Connection.dispatch).
+  return { tool, args };
+}
+
+/** Run a tool's handler and encode its outcome for `revision` (a thrown non-protocol error becomes an isError result). */
+export function runTool(revision: Revision, tool: CompiledTool, args: Record<string, unknown>, ctx: RequestContext): Record<string, unknown> | Promise<Record<string, unknown>> {
+  // No async frame here: this runs for every tools/call (see Dispatcher.dispatch).
   let out: ToolResult | Promise<ToolResult>;
   try {
     out = tool.handler(args, ctx);

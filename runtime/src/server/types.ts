@@ -88,6 +88,8 @@ export interface RequestContext {
   requestId: RequestId;
   /** The verified principal of an authorized HTTP request; undefined without authorization (and on stdio). */
   principal?: Principal;
+  /** Set when the handler runs as a task (see ToolDefinition.taskSupport). */
+  task?: TaskContext;
   /** Fires when the request is cancelled (notifications/cancelled, or a modern HTTP client disconnecting). */
   signal: AbortSignal;
   /**
@@ -124,6 +126,41 @@ export interface RequestContext {
   closeStream(): boolean;
 }
 
+/**
+ * Whether a tool runs as a task: "forbidden" (default) never; "optional" when the client can take one (2025-11-25: it
+ * sends `params.task`; 2026-07-28: the request declares the `io.modelcontextprotocol/tasks` extension); "required"
+ * always (a call that cannot be a task is refused: -32601 in 2025-11-25, -32021 in 2026-07-28; the tool does not exist
+ * in revisions without tasks). spec/2025-11-25/basic/utilities/tasks.mdx#tool-level-negotiation
+ */
+export type TaskSupport = "forbidden" | "optional" | "required";
+
+/** What a handler's context offers when it runs as a task. */
+export interface TaskContext {
+  /** The task's id. */
+  readonly id: string;
+  /** Set the task's `statusMessage`, as tasks/get shows it. */
+  status(message: string): void;
+}
+
+/** The task store and task limits (`createServer({ tasks })`). */
+export interface TaskOptions {
+  /**
+   * Where tasks are kept: "memory" (default; lost with the process), "sqlite" (a file, `path`; needs `npm install
+   * better-sqlite3@12`), or a TaskStore of your own. Default: env MCP_TASK_STORE (`memory` or `sqlite:<path>`).
+   */
+  store?: "memory" | "sqlite" | import("./task-store.js").TaskStore;
+  /** The SQLite file for `store: "sqlite"`. */
+  path?: string;
+  /** Retention from creation when the client asks none, in ms. Default 3 600 000 (1 h). */
+  defaultTtlMs?: number;
+  /** The longest retention granted, in ms. Default 86 400 000 (24 h). */
+  maxTtlMs?: number;
+  /** The polling interval suggested to clients, in ms. Default 1000. */
+  pollIntervalMs?: number;
+  /** How often expired tasks are deleted, in ms. Default 60 000. */
+  sweepIntervalMs?: number;
+}
+
 export interface ToolDefinition<Args = Record<string, unknown>> {
   /** Revisions in which it exists (listed and callable); default every revision the server serves. */
   revisions?: readonly Revision[];
@@ -137,6 +174,8 @@ export interface ToolDefinition<Args = Record<string, unknown>> {
   annotations?: ToolAnnotations;
   icons?: Tool["icons"];
   _meta?: Record<string, unknown>;
+  /** Whether the tool runs as a task (long-running work the client polls). Default "forbidden". */
+  taskSupport?: TaskSupport;
   /** A precompiled validator of the arguments (e.g. ajv standalone); default: compiled from inputSchema on first use. */
   validateInput?: SchemaValidator;
   /** A precompiled validator of structuredContent; default: compiled from outputSchema on first use. */
@@ -221,4 +260,6 @@ export interface ServerOptions {
   requestStateSecret?: string;
   /** How long a `requestState` stays valid, in ms. Default 600 000. */
   requestStateTtlMs?: number;
+  /** Tasks: the store and limits. Used only when a tool has `taskSupport`. */
+  tasks?: TaskOptions;
 }

@@ -1,0 +1,463 @@
+/**
+ * Tasks: a tools/call run as a task, and the task methods, in the wire form of the revision in force (rules:
+ * taskWireForm). One handler API for both eras: the handler is written once, and when it runs as a task its context
+ * carries `ctx.task` (the id, status messages) and a signal that tasks/cancel fires.
+ *
+ * - "core" (2025-11-25): a task-augmented tools/call (`params.task`) answers CreateTaskResult at once; tasks/get,
+ *   tasks/result (waits until terminal), tasks/list (the caller's), tasks/cancel; notifications/tasks/status; a
+ *   question the handler asks goes to the client as a request carrying the related-task `_meta`.
+ *   spec/2025-11-25/basic/utilities/tasks.mdx
+ * - "extension" (2026-07-28, `io.modelcontextprotocol/tasks`): the server decides per request, only when the request
+ *   declares the extension; a run that settles before its first macrotask answers directly (an MRTR ask before then
+ *   is answered input_required, synchronously), otherwise the task is stored and CreateTaskResult returned; questions
+ *   become the task's `inputRequests`, answered by tasks/update; notifications/tasks on subscriptions/listen.
+ *   spec/extensions/tasks/modelcontextprotocol-ext-tasks/specification/2026-07-28/tasks.md
+ *
+ * Task state lives only in the TaskStore (server/task-store.ts); this module keeps just the handlers this process is
+ * running, to abort them (tasks/cancel, TTL) and to hand them their answers.
+ */
+import { type Revision, cancelOfTerminalTask, describeErrors, errorCode, methodFlows, taskMethods, taskWireForm, toolErrorTaskStatus, validatorsFor } from "../rules.js";
+import { MissingCapabilityError, type McpServer } from "../server/server.js";
+import { type TaskRecord, type TaskStore, isTerminal } from "../server/task-store.js";
+import { type CompiledTool, inRevision } from "../server/registry.js";
+import { callTool, resolveToolCall, runTool, toolFailure } from "../server/tools.js";
+import type { TaskSupport, ToolResult } from "../server/types.js";
+import { encodeResult } from "../wire/encode.js";
+import { McpError, type JsonRpcMessage } from "../wire/jsonrpc.js";
+import { META_RELATED_TASK, TASKS_EXTENSION } from "../wire/meta.js";
+import { createTaskResult, encodeDetailedTask, encodeTask } from "../wire/tasks.js";
+import type { HandlerContext } from "./context.js";
+import { InFlight, type RequestScope, type Sink } from "./request.js";
+import { randomId } from "./mrtr.js";
+import { dispatcherFor } from "./dispatch.js";
+
+type Result = Record<string, unknown>;
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** What a handler's context offers when it runs as a task. */
+export interface TaskHandle {
+  /** The task's id (unguessable: 128 random bits). */
+  readonly id: string;
+  /** Set the task's `statusMessage` (shown by tasks/get). */
+  status(message: string): void;
+}
+
+/** The owner a request's tasks are bound to: its principal, else its legacy link (session), else nobody (the id is the capability). */
+export function taskOwner(scope: RequestScope): string {
+  if (scope.principal) return `principal:${scope.principal.subject}`;
+  if (scope.peer) return `link:${scope.peer.id}`;
+  return "";
+}
+
+/** Whether this request's client capabilities declare the tasks extension. spec/extensions/tasks/modelcontextprotocol-ext-tasks/specification/2026-07-28/tasks.md#capability-negotiation */
+export function declaresTasksExtension(clientCapabilities: Record<string, unknown>): boolean {
+  const ext = clientCapabilities.extensions;
+  return isObject(ext) && isObject(ext[TASKS_EXTENSION]);
+}
+
+/** The error of an extension method (or a taskIds listen filter) from a request that did not declare the extension: -32021. */
+export function missingTasksExtension(): MissingCapabilityError {
+  return new MissingCapabilityError({ extensions: { [TASKS_EXTENSION]: {} } }, `the request did not declare the ${TASKS_EXTENSION} extension in its client capabilities`);
+}
+
+/** One task this process is running. */
+class TaskRun implements TaskHandle {
+  /** Modern: stored and answered with CreateTaskResult (asks now go to the task, not the request). */
+  created = false;
+  /** Asks waiting for their answer, by key. */
+  readonly waiting = new Map<string, { resolve(v: Result): void; reject(e: unknown): void; method: string }>();
+  /** Streams of tasks/result requests waiting on this task (2025-11-25): where a question is best sent. */
+  readonly resultStreams = new Set<Sink>();
+  private nextKey = new Map<string, number>();
+  private ttlTimer?: ReturnType<typeof setTimeout>;
+
+  constructor(
+    readonly tasks: Tasks,
+    readonly id: string,
+    readonly revision: Revision,
+    readonly flight: InFlight,
+    /** Legacy: the link's own output (stdio, or the session's GET stream). */
+    readonly link: Sink | undefined,
+  ) {}
+
+  /** A status message set before the task was stored (extension: the first macrotask), kept for its creation. */
+  pendingMessage?: string;
+
+  status(message: string): void {
+    if (!this.created) this.pendingMessage = message;
+    else void this.tasks.store.update(this.id, { statusMessage: message }).catch(() => {});
+  }
+
+  /** A key for an ask, unique over the task's life. */
+  key(capability: string, wanted: string | undefined): string {
+    let key = wanted ?? `${capability}-${(this.nextKey.get(capability) ?? 0) + 1}`;
+    if (!wanted) this.nextKey.set(capability, (this.nextKey.get(capability) ?? 0) + 1);
+    for (let n = 2; this.usedKeys.has(key); n++) key = `${wanted ?? capability}-${n}`;
+    this.usedKeys.add(key);
+    return key;
+  }
+  private readonly usedKeys = new Set<string>();
+
+  expireAt(ttlMs: number | null): void {
+    if (ttlMs === null) return;
+    this.ttlTimer = setTimeout(() => this.flight.abort(new Error("the task's TTL elapsed")), ttlMs);
+    this.ttlTimer.unref?.();
+  }
+
+  end(): void {
+    clearTimeout(this.ttlTimer);
+    for (const w of this.waiting.values()) w.reject(new Error("the task ended"));
+    this.waiting.clear();
+  }
+}
+
+const tasksOf = new WeakMap<McpServer, Tasks>();
+
+/** The task runtime of `server` (one per server). */
+export function tasksFor(server: McpServer): Tasks {
+  let t = tasksOf.get(server);
+  if (!t) tasksOf.set(server, (t = new Tasks(server)));
+  return t;
+}
+
+export class Tasks {
+  private readonly runs = new Map<string, TaskRun>();
+  private storeCache?: TaskStore;
+  private sweeper?: ReturnType<typeof setInterval>;
+
+  constructor(readonly server: McpServer) {}
+
+  get store(): TaskStore {
+    if (!this.storeCache) {
+      const store = (this.storeCache = this.server.taskStore());
+      store.watch((t) => this.changed(t));
+      this.sweeper = setInterval(() => void store.sweep(Date.now()).catch(() => {}), this.server.taskOptions.sweepIntervalMs);
+      this.sweeper.unref?.();
+    }
+    return this.storeCache;
+  }
+
+  /** The run of a task this process executes (for the handler context), if any. */
+  run(flight: InFlight): TaskRun | undefined {
+    return flight.task as TaskRun | undefined;
+  }
+
+  /**
+   * tools/call: as a task when the tool supports it and the request asks (core) or may take one (extension), else an
+   * ordinary call. Throws McpError (-32601: task support refused) or MissingCapabilityError (-32021).
+   */
+  callTool(params: Result, ctx: HandlerContext): Result | Promise<Result> {
+    const { revision } = ctx;
+    const tool = this.server.tools.get(params.name as string);
+    if (!tool || !inRevision(tool, revision)) return callTool(this.server, revision, params, ctx);
+    if (this.mode(revision, tool, params, ctx) === "plain") return callTool(this.server, revision, params, ctx);
+    const call = resolveToolCall(this.server, revision, params);
+    if ("result" in call) return call.result;
+    return this.start(tool, call.args, params, ctx);
+  }
+
+  /**
+   * Whether this call runs as a task. spec/2025-11-25/basic/utilities/tasks.mdx#tool-level-negotiation,
+   * spec/extensions/tasks/modelcontextprotocol-ext-tasks/specification/2026-07-28/tasks.md#task-creation
+   */
+  private mode(revision: Revision, tool: CompiledTool, params: Result, ctx: HandlerContext): "plain" | "task" {
+    const support: TaskSupport = tool.taskSupport ?? "forbidden";
+    switch (taskWireForm(revision)) {
+      case "core": {
+        // Task metadata is ignored where the server does not declare tasks for tools/call (…#task-support-and-handling).
+        if (!this.server.supportsTasks()) return "plain";
+        const asked = isObject(params.task);
+        const notFound = errorCode(revision, "METHOD_NOT_FOUND")!;
+        if (asked && support === "forbidden") throw new McpError(notFound, `Method not found: tool ${tool.name} does not support task-augmented execution (execution.taskSupport is "forbidden")`);
+        if (!asked && support === "required") throw new McpError(notFound, `Method not found: tool ${tool.name} must be called as a task (execution.taskSupport is "required"): add params.task`);
+        return asked ? "task" : "plain";
+      }
+      case "extension": {
+        // A `task` param is not an opt-in here (SEP-2663 backward compatibility): only the declared extension is.
+        if (support === "forbidden") return "plain";
+        if (declaresTasksExtension(ctx.clientCapabilities)) return "task";
+        if (support === "required") throw missingTasksExtension();
+        return "plain";
+      }
+      default:
+        return "plain";
+    }
+  }
+
+  private ttlFor(revision: Revision, params: Result): number | null {
+    const { defaultTtlMs, maxTtlMs } = this.server.taskOptions;
+    const requested = taskWireForm(revision) === "core" && isObject(params.task) ? params.task.ttl : undefined;
+    // The receiver MAY override the requested ttl; it reports the actual one. spec/2025-11-25/basic/utilities/tasks.mdx#ttl-and-resource-management
+    if (typeof requested === "number" && Number.isFinite(requested) && requested > 0) return Math.min(Math.floor(requested), maxTtlMs);
+    return defaultTtlMs;
+  }
+
+  private async start(tool: CompiledTool, args: Result, params: Result, ctx: HandlerContext): Promise<Result> {
+    const { revision, scope } = ctx;
+    const id = randomId();
+    const flight = new InFlight();
+    flight.round = ctx.flight.round;
+    const core = taskWireForm(revision) === "core";
+    // Before the task exists (extension) the handler's messages go with the request; after, only where a link remains.
+    const link = core ? scope.peer?.out : undefined;
+    const sink = new SwitchSink(core ? link : scope.sink);
+    const run = new TaskRun(this, id, revision, flight, link);
+    flight.task = run;
+    const taskScope: RequestScope = { ...scope, sink, flight };
+    const taskCtx = ctx.fork(taskScope, flight);
+    const now = Date.now();
+    const ttlMs = this.ttlFor(revision, params);
+    const record: TaskRecord = { taskId: id, owner: taskOwner(scope), revision, status: "working", createdAt: now, lastUpdatedAt: now, ttlMs, pollIntervalMs: this.server.taskOptions.pollIntervalMs };
+
+    if (core) {
+      // Durable before the CreateTaskResult is written; the handler starts after it.
+      await this.store.create(record);
+      this.track(run, ttlMs);
+      run.created = true;
+      void this.execute(run, tool, args, taskCtx);
+      return createTaskResult(revision, record);
+    }
+    // Extension: the handler starts now; what settles before the next macrotask is answered directly (the server
+    // decides per request), including an MRTR ask made before any work (answered input_required, synchronously).
+    let settled = false;
+    const outcome = runTool(revision, tool, args, taskCtx);
+    const quick = Promise.resolve(outcome).then(
+      (r) => ((settled = true), { ok: true as const, r }),
+      (e) => ((settled = true), { ok: false as const, e }),
+    );
+    await new Promise<void>((r) => setImmediate(r));
+    if (settled) {
+      const q = await quick;
+      if (q.ok) return q.r;
+      throw q.e;
+    }
+    if (run.pendingMessage !== undefined) record.statusMessage = run.pendingMessage;
+    await this.store.create(record);
+    this.track(run, ttlMs);
+    run.created = true;
+    sink.target = undefined;
+    void this.finish(run, tool, quick);
+    return createTaskResult(revision, record);
+  }
+
+  private track(run: TaskRun, ttlMs: number | null): void {
+    this.runs.set(run.id, run);
+    run.expireAt(ttlMs);
+  }
+
+  private execute(run: TaskRun, tool: CompiledTool, args: Result, ctx: HandlerContext): Promise<void> {
+    const outcome = Promise.resolve()
+      .then(() => runTool(run.revision, tool, args, ctx))
+      .then(
+        (r) => ({ ok: true as const, r }),
+        (e) => ({ ok: false as const, e }),
+      );
+    return this.finish(run, tool, outcome);
+  }
+
+  /** Store the terminal outcome (a terminal task, e.g. cancelled, keeps its status). */
+  private async finish(run: TaskRun, tool: CompiledTool, outcome: Promise<{ ok: true; r: Result } | { ok: false; e: unknown }>): Promise<void> {
+    const o = await outcome;
+    const { revision } = run;
+    try {
+      let result: Result | undefined;
+      if (o.ok) result = o.r;
+      else {
+        try {
+          result = toolFailure(revision, o.e);
+        } catch (err) {
+          const e = (dispatcherFor(this.server).errorFor(revision, 0, err) as { error: { code: number; message: string; data?: unknown } }).error;
+          await this.store.update(run.id, { status: "failed", statusMessage: e.message, error: e });
+          return;
+        }
+      }
+      // A tool result with isError: failed in 2025-11-25, completed in the extension (failed is for JSON-RPC errors).
+      const status = result.isError === true ? (toolErrorTaskStatus(revision) as "failed" | "completed") : "completed";
+      // The extension inlines the result in tasks/get as the request's own result would be (resultType, _meta).
+      const encoded = taskWireForm(revision) === "core" ? result : encodeResult(revision, "tools/call", result, this.server);
+      await this.store.update(run.id, { status, result: encoded });
+    } catch (err) {
+      console.error(`mcp runtime: task ${run.id} of tool ${tool.name}: ${String((err as Error)?.stack ?? err)}`);
+    } finally {
+      run.end();
+      this.runs.delete(run.id);
+    }
+  }
+
+  /** A change of a task in the store: abort a cancelled run of ours, hand a waiting ask its answer, tell the link. */
+  private changed(t: TaskRecord): void {
+    const run = this.runs.get(t.taskId);
+    if (run) {
+      if (t.status === "cancelled") run.flight.abort(new Error(t.statusMessage ?? "the task was cancelled"));
+      for (const [key, w] of run.waiting) {
+        if (t.inputResponses && Object.prototype.hasOwnProperty.call(t.inputResponses, key)) {
+          run.waiting.delete(key);
+          w.resolve(t.inputResponses[key] as Result);
+        }
+      }
+      // notifications/tasks/status (MAY; without related-task _meta). spec/2025-11-25/basic/utilities/tasks.mdx#task-notifications
+      if (run.link && taskWireForm(run.revision) === "core" && methodFlows(run.revision, "notifications/tasks/status", "server→client")) {
+        run.link.send({ jsonrpc: "2.0", method: "notifications/tasks/status", params: encodeTask(run.revision, t) });
+      }
+    }
+    for (const l of this.listeners) l(t);
+  }
+
+  private readonly listeners = new Set<(t: TaskRecord) => void>();
+
+  /** Be told of every task change (subscriptions/listen `taskIds`). */
+  onChange(listener: (t: TaskRecord) => void): () => void {
+    void this.store;
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  // ---- what a task's handler context asks ----
+
+  /**
+   * An ask of a task's handler. Extension, once the task exists: an input request of the task, answered by
+   * tasks/update (spec/extensions/tasks/modelcontextprotocol-ext-tasks/specification/2026-07-28/tasks.md#task-update-requests).
+   * Core: a request to the client carrying the related-task `_meta`, sent on a waiting tasks/result stream if there
+   * is one, else on the link; the task is input_required meanwhile (spec/2025-11-25/basic/utilities/tasks.mdx#input-required-status).
+   */
+  async ask(
+    run: TaskRun,
+    ctx: HandlerContext,
+    method: string,
+    capability: string,
+    params: Result | undefined,
+    key: string | undefined,
+    askClient: (scope: RequestScope, params: Result) => Promise<Result>,
+  ): Promise<Result> {
+    if (taskWireForm(run.revision) === "core") {
+      const withMeta = { ...(params ?? {}), _meta: { ...((params?._meta as Result) ?? {}), [META_RELATED_TASK]: { taskId: run.id } } };
+      const stream = [...run.resultStreams].pop();
+      const scope: RequestScope = stream ? { ...ctx.scope, sink: stream } : ctx.scope;
+      await this.store.update(run.id, { status: "input_required" });
+      try {
+        return await askClient(scope, withMeta);
+      } finally {
+        await this.store.update(run.id, { status: "working" });
+      }
+    }
+    const k = run.key(capability, key);
+    const answer = new Promise<Result>((resolve, reject) => run.waiting.set(k, { resolve, reject, method }));
+    const onAbort = () => run.waiting.get(k)?.reject(run.flight.signal.reason);
+    run.flight.signal.addEventListener("abort", onAbort, { once: true });
+    await this.store.update(run.id, { ask: { key: k, request: { method, params: params ?? {} } } });
+    try {
+      const value = await answer;
+      await this.store.update(run.id, { take: k });
+      // An answer that is not a valid result of the asked method fails the ask (the handler decides what follows).
+      const validators = validatorsFor(run.revision);
+      const validate = validators instanceof Promise ? undefined : validators.answerValidators[method];
+      if (!isObject(value) || (validate && !validate(value))) {
+        throw new McpError(errorCode(run.revision, "INVALID_PARAMS")!, `Invalid params: inputResponses["${k}"] is not a valid ${method} result${validate ? `: ${describeErrors(validate)}` : ""}`);
+      }
+      return value;
+    } finally {
+      run.flight.signal.removeEventListener("abort", onAbort);
+    }
+  }
+
+  // ---- the task methods ----
+
+  /** The task `taskId` names, if the caller owns it; unknown, expired and other owners' tasks are all -32602 alike. */
+  private async owned(revision: Revision, params: Result, scope: RequestScope): Promise<TaskRecord> {
+    const invalid = errorCode(revision, "INVALID_PARAMS")!;
+    if (typeof params.taskId !== "string") throw new McpError(invalid, "Invalid params: taskId must be a string");
+    const t = await this.store.get(params.taskId);
+    // Requests for another context's tasks MUST be rejected. spec/2025-11-25/basic/utilities/tasks.mdx#task-isolation-and-access-control
+    if (!t || t.owner !== taskOwner(scope)) throw new McpError(invalid, `Invalid params: unknown task ${JSON.stringify(params.taskId)}`);
+    return t;
+  }
+
+  /** tasks/get: the Task (core) or the DetailedTask (extension). */
+  async get(revision: Revision, params: Result, scope: RequestScope): Promise<Result> {
+    const t = await this.owned(revision, params, scope);
+    return taskWireForm(revision) === "core" ? encodeTask(revision, t) : encodeDetailedTask(revision, t);
+  }
+
+  /**
+   * tasks/result (core): wait until the task is terminal, then exactly the underlying outcome, with the related-task
+   * `_meta`. spec/2025-11-25/basic/utilities/tasks.mdx#result-retrieval
+   */
+  async result(revision: Revision, params: Result, scope: RequestScope): Promise<Result> {
+    let t = await this.owned(revision, params, scope);
+    if (!isTerminal(t.status)) t = await this.terminal(t, scope);
+    if (t.error) throw new McpError(t.error.code, t.error.message, t.error.data);
+    if (!t.result) throw new McpError(errorCode(revision, "INTERNAL_ERROR")!, `the task was ${t.status}${t.statusMessage ? `: ${t.statusMessage}` : ""}; it has no result`);
+    return { ...t.result, _meta: { ...((t.result._meta as Result) ?? {}), [META_RELATED_TASK]: { taskId: t.taskId } } };
+  }
+
+  private terminal(t: TaskRecord, scope: RequestScope): Promise<TaskRecord> {
+    const run = this.runs.get(t.taskId);
+    const signal = scope.flight!.signal;
+    if (run) run.resultStreams.add(scope.sink);
+    return new Promise<TaskRecord>((resolve, reject) => {
+      const done = (value?: TaskRecord, err?: unknown) => {
+        stop();
+        signal.removeEventListener("abort", onAbort);
+        run?.resultStreams.delete(scope.sink);
+        if (value) resolve(value);
+        else reject(err);
+      };
+      const stop = this.onChange((c) => c.taskId === t.taskId && isTerminal(c.status) && done(c));
+      const onAbort = () => done(undefined, signal.reason);
+      signal.addEventListener("abort", onAbort, { once: true });
+      // It may have ended between the read and the subscription.
+      void this.store.get(t.taskId).then((c) => c && isTerminal(c.status) && done(c));
+    });
+  }
+
+  /** tasks/list (core): the caller's tasks, paginated. spec/2025-11-25/basic/utilities/tasks.mdx#task-listing */
+  async list(revision: Revision, params: Result, scope: RequestScope): Promise<Result> {
+    // The cursor is the last task id of the previous page: as opaque as the ids themselves.
+    const cursor = params.cursor as string | undefined;
+    let page;
+    try {
+      page = await this.store.list(taskOwner(scope), cursor, this.server.options.pageSize);
+    } catch (err) {
+      if (err instanceof RangeError) throw new McpError(errorCode(revision, "INVALID_PARAMS")!, "Invalid params: invalid cursor");
+      throw err;
+    }
+    return { tasks: page.tasks.map((t) => encodeTask(revision, t)), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
+  }
+
+  /**
+   * tasks/cancel. Core: a terminal task is -32602, otherwise it is cancelled before the response, which is the task.
+   * Extension: an empty acknowledgement, also for a terminal task (rules: cancelOfTerminalTask).
+   */
+  async cancel(revision: Revision, params: Result, scope: RequestScope): Promise<Result> {
+    const t = await this.owned(revision, params, scope);
+    if (isTerminal(t.status)) {
+      if (cancelOfTerminalTask(revision) === "acknowledge") return {};
+      throw new McpError(errorCode(revision, "INVALID_PARAMS")!, `Invalid params: task ${t.taskId} is already ${t.status}`);
+    }
+    const after = (await this.store.update(t.taskId, { status: "cancelled", statusMessage: "cancelled by the client" })) ?? t;
+    return taskWireForm(revision) === "core" ? encodeTask(revision, after) : {};
+  }
+
+  /** tasks/update (extension): answers to outstanding input requests; unknown or answered keys are ignored. */
+  async update(revision: Revision, params: Result, scope: RequestScope): Promise<Result> {
+    if (!isObject(params.inputResponses)) throw new McpError(errorCode(revision, "INVALID_PARAMS")!, "Invalid params: inputResponses must be an object");
+    const t = await this.owned(revision, params, scope);
+    await this.store.answer(t.taskId, params.inputResponses);
+    return {};
+  }
+
+  /** Whether `method` is a task method of `revision` (rules: taskMethods). */
+  static isTaskMethod(revision: Revision, method: string): boolean {
+    return taskMethods(revision).includes(method);
+  }
+}
+
+/** A sink whose target can change: a modern task's messages go with its request until the task exists, then nowhere. */
+class SwitchSink implements Sink {
+  constructor(public target: Sink | undefined) {}
+  send(message: JsonRpcMessage): void {
+    this.target?.send(message);
+  }
+}
+
+export type { ToolResult };
