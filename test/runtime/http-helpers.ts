@@ -18,8 +18,8 @@ export interface Fixture {
 }
 
 /** Start the fixture on 127.0.0.1 (ephemeral port) and wait for its "listening" line. */
-export async function startFixture(env: Record<string, string> = {}, args: string[] = []): Promise<Fixture> {
-  const child = spawn(process.execPath, [...args, HTTP_FIXTURE], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+export async function startFixture(env: Record<string, string> = {}, args: string[] = [], script = HTTP_FIXTURE): Promise<Fixture> {
+  const child = spawn(process.execPath, [...args, script], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
   let err = "";
   child.stderr!.setEncoding("utf8");
   child.stderr!.on("data", (c: string) => (err += c));
@@ -43,7 +43,7 @@ export async function startFixture(env: Record<string, string> = {}, args: strin
     child,
     stderr: () => err,
     stop: async () => {
-      if (child.exitCode !== null) return;
+      if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = new Promise((r) => child.once("exit", r));
       child.kill("SIGTERM");
       await exited;
