@@ -143,6 +143,22 @@ describe("2025-11-25 core tasks over stdio", () => {
     expect(JSON.parse(result.content[0].text).first).toEqual({ action: "accept", content: { ok: true } });
   });
 
+  it("tasks/list pages through the caller's tasks with nextCursor; a caller may not run more than maxRunningPerOwner tasks at once", async () => {
+    const client = await stdioClient(CORE, { env: { FIXTURE_PAGE_SIZE: "2", FIXTURE_MAX_RUNNING: "3" } });
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) ids.push(((await client.request("tools/call", { name: "work", arguments: { ms: 10_000 }, task: {} })) as any).task.taskId);
+    const busy = await rejects(client.request("tools/call", { name: "work", arguments: { ms: 1 }, task: {} }));
+    expect(busy.code).toBe(-32603);
+    expect(busy.message).toContain("3 tasks running");
+    const first = (await client.request("tasks/list", {})) as any;
+    expect(first.tasks.map((t: any) => t.taskId)).toEqual(ids.slice(0, 2));
+    const second = (await client.request("tasks/list", { cursor: first.nextCursor })) as any;
+    expect([second.tasks.map((t: any) => t.taskId), second.nextCursor]).toEqual([ids.slice(2), undefined]);
+    // A cancelled task no longer counts.
+    await client.request("tasks/cancel", { taskId: ids[0] });
+    expect(((await client.request("tools/call", { name: "work", arguments: { ms: 1 }, task: {} })) as any).task.status).toBe("working");
+  });
+
   it("a task past its TTL is gone (-32602), its handler aborted", async () => {
     const client = await stdioClient();
     const { task } = (await client.request("tools/call", { name: "work", arguments: { ms: 10_000 }, task: { ttl: 300 } })) as any;

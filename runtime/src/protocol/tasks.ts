@@ -78,6 +78,7 @@ class TaskRun implements TaskHandle {
     readonly flight: InFlight,
     /** Legacy: the link's own output (stdio, or the session's GET stream). */
     readonly link: Sink | undefined,
+    readonly owner: string,
   ) {}
 
   /** A status message set before the task was stored (extension: the first macrotask), kept for its creation. */
@@ -194,6 +195,12 @@ export class Tasks {
 
   private async start(tool: CompiledTool, args: Result, params: Result, ctx: HandlerContext): Promise<Result> {
     const { revision, scope } = ctx;
+    const owner = taskOwner(scope);
+    // Concurrency per owner is bounded (resource management SHOULD). spec/2025-11-25/basic/utilities/tasks.mdx#resource-management
+    const running = [...this.runs.values()].filter((r) => r.owner === owner).length;
+    const limit = this.server.taskOptions.maxRunningPerOwner;
+    if (running >= limit)
+      throw new McpError(errorCode(revision, "INTERNAL_ERROR")!, `Internal error: ${running} tasks running for this caller already (the limit is ${limit}); try again once one has finished`);
     const id = randomId();
     const flight = new InFlight();
     flight.round = ctx.flight.round;
@@ -201,13 +208,13 @@ export class Tasks {
     // Before the task exists (extension) the handler's messages go with the request; after, only where a link remains.
     const link = core ? scope.peer?.out : undefined;
     const sink = new SwitchSink(core ? link : scope.sink);
-    const run = new TaskRun(this, id, revision, flight, link);
+    const run = new TaskRun(this, id, revision, flight, link, owner);
     flight.task = run;
     const taskScope: RequestScope = { ...scope, sink, flight };
     const taskCtx = ctx.fork(taskScope, flight);
     const now = Date.now();
     const ttlMs = this.ttlFor(revision, params);
-    const record: TaskRecord = { taskId: id, owner: taskOwner(scope), revision, status: "working", createdAt: now, lastUpdatedAt: now, ttlMs, pollIntervalMs: this.server.taskOptions.pollIntervalMs };
+    const record: TaskRecord = { taskId: id, owner, revision, status: "working", createdAt: now, lastUpdatedAt: now, ttlMs, pollIntervalMs: this.server.taskOptions.pollIntervalMs };
 
     if (core) {
       // Durable before the CreateTaskResult is written; the handler starts after it.

@@ -79,14 +79,21 @@ export class McpServer {
     if (!Number.isSafeInteger(this.options.pageSize) || this.options.pageSize < 1) throw new TypeError(`createServer: pageSize must be a positive integer`);
     this.validateResults = options.validateResults ?? readEnv("MCP_RUNTIME_VALIDATE_RESULTS") === "1";
     const t = options.tasks ?? {};
-    this.taskOptions = { defaultTtlMs: 3_600_000, maxTtlMs: 86_400_000, pollIntervalMs: 1000, sweepIntervalMs: 60_000, ...Object.fromEntries(Object.entries(t).filter(([, v]) => v !== undefined)) };
-    for (const k of ["defaultTtlMs", "maxTtlMs", "pollIntervalMs", "sweepIntervalMs"] as const) {
+    this.taskOptions = {
+      defaultTtlMs: 3_600_000,
+      maxTtlMs: 86_400_000,
+      pollIntervalMs: 1000,
+      sweepIntervalMs: 60_000,
+      maxRunningPerOwner: 100,
+      ...Object.fromEntries(Object.entries(t).filter(([, v]) => v !== undefined)),
+    };
+    for (const k of ["defaultTtlMs", "maxTtlMs", "pollIntervalMs", "sweepIntervalMs", "maxRunningPerOwner"] as const) {
       if (!(Number.isSafeInteger(this.taskOptions[k]) && this.taskOptions[k] > 0)) throw new TypeError(`createServer: tasks.${k} must be a positive integer (ms)`);
     }
   }
 
   /** Task options with their defaults. */
-  readonly taskOptions: Required<Pick<TaskOptions, "defaultTtlMs" | "maxTtlMs" | "pollIntervalMs" | "sweepIntervalMs">> & TaskOptions;
+  readonly taskOptions: Required<Pick<TaskOptions, "defaultTtlMs" | "maxTtlMs" | "pollIntervalMs" | "sweepIntervalMs" | "maxRunningPerOwner">> & TaskOptions;
 
   /**
    * Make the task store the options name: `tasks.store`, else env MCP_TASK_STORE (`memory`, `sqlite:<path>`), else

@@ -159,6 +159,11 @@ export interface TaskOptions {
   pollIntervalMs?: number;
   /** How often expired tasks are deleted, in ms. Default 60 000. */
   sweepIntervalMs?: number;
+  /**
+   * How many tasks one owner (principal, session, or, unauthenticated modern, everyone) may have running in this
+   * process at once; one more is refused with -32603. Default 100. spec/2025-11-25/basic/utilities/tasks.mdx#resource-management
+   */
+  maxRunningPerOwner?: number;
 }
 
 export interface ToolDefinition<Args = Record<string, unknown>> {
