@@ -125,6 +125,9 @@ export class Tasks {
   private readonly runs = new Map<string, TaskRun>();
   private storeCache?: TaskStore;
   private sweeper?: ReturnType<typeof setInterval>;
+  private renewer?: ReturnType<typeof setInterval>;
+  /** This process, as the holder of leases on the tasks it runs (shared stores). */
+  readonly holder = randomId();
 
   constructor(readonly server: McpServer) {}
 
@@ -134,8 +137,22 @@ export class Tasks {
       store.watch((t) => this.changed(t));
       this.sweeper = setInterval(() => void store.sweep(Date.now()).catch(() => {}), this.server.taskOptions.sweepIntervalMs);
       this.sweeper.unref?.();
+      if (store.shared) {
+        // Renew the leases of the tasks this process runs; a process that dies stops renewing, and its tasks fail.
+        this.renewer = setInterval(
+          () => {
+            for (const run of this.runs.values()) void store.update(run.id, { lease: this.lease() }).catch(() => {});
+          },
+          Math.max(1, Math.floor(this.server.taskOptions.leaseMs / 3)),
+        );
+        this.renewer.unref?.();
+      }
     }
     return this.storeCache;
+  }
+
+  private lease(): { holder: string; until: number } {
+    return { holder: this.holder, until: Date.now() + this.server.taskOptions.leaseMs };
   }
 
   /** The run of a task this process executes (for the handler context), if any. */
@@ -214,7 +231,17 @@ export class Tasks {
     const taskCtx = ctx.fork(taskScope, flight);
     const now = Date.now();
     const ttlMs = this.ttlFor(revision, params);
-    const record: TaskRecord = { taskId: id, owner, revision, status: "working", createdAt: now, lastUpdatedAt: now, ttlMs, pollIntervalMs: this.server.taskOptions.pollIntervalMs };
+    const record: TaskRecord = {
+      ...(this.store.shared ? { lease: this.lease() } : {}),
+      taskId: id,
+      owner,
+      revision,
+      status: "working",
+      createdAt: now,
+      lastUpdatedAt: now,
+      ttlMs,
+      pollIntervalMs: this.server.taskOptions.pollIntervalMs,
+    };
 
     if (core) {
       // Durable before the CreateTaskResult is written; the handler starts after it.

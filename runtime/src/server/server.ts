@@ -11,6 +11,7 @@ import { type Revision, ERA, REVISIONS, hasCapability, taskWireForm } from "../r
 import { TASKS_EXTENSION } from "../wire/meta.js";
 import { MemoryTaskStore, type TaskStore } from "./task-store.js";
 import { SqliteTaskStore } from "./task-store-sqlite.js";
+import { PostgresTaskStore } from "./task-store-postgres.js";
 import { RequestStateCodec } from "../protocol/mrtr.js";
 import type { CompiledTool, TemplateEntry } from "./registry.js";
 import type { PromptDefinition, ResourceDefinition, ResourceTemplateDefinition, ServerEvent, ServerOptions, TaskOptions, ToolDefinition } from "./types.js";
@@ -39,6 +40,7 @@ export type {
 export type { TaskChange, TaskPage, TaskRecord, TaskStatus, TaskStore } from "./task-store.js";
 export { MemoryTaskStore } from "./task-store.js";
 export { SqliteTaskStore } from "./task-store-sqlite.js";
+export { PostgresTaskStore } from "./task-store-postgres.js";
 export { LOGGING_LEVELS } from "./types.js";
 export { MissingCapabilityError, ResourceNotFoundError } from "./errors.js";
 export { conform } from "../wire/encode.js";
@@ -85,15 +87,16 @@ export class McpServer {
       pollIntervalMs: 1000,
       sweepIntervalMs: 60_000,
       maxRunningPerOwner: 100,
+      leaseMs: 30_000,
       ...Object.fromEntries(Object.entries(t).filter(([, v]) => v !== undefined)),
     };
-    for (const k of ["defaultTtlMs", "maxTtlMs", "pollIntervalMs", "sweepIntervalMs", "maxRunningPerOwner"] as const) {
+    for (const k of ["defaultTtlMs", "maxTtlMs", "pollIntervalMs", "sweepIntervalMs", "maxRunningPerOwner", "leaseMs"] as const) {
       if (!(Number.isSafeInteger(this.taskOptions[k]) && this.taskOptions[k] > 0)) throw new TypeError(`createServer: tasks.${k} must be a positive integer (ms)`);
     }
   }
 
   /** Task options with their defaults. */
-  readonly taskOptions: Required<Pick<TaskOptions, "defaultTtlMs" | "maxTtlMs" | "pollIntervalMs" | "sweepIntervalMs" | "maxRunningPerOwner">> & TaskOptions;
+  readonly taskOptions: Required<Pick<TaskOptions, "defaultTtlMs" | "maxTtlMs" | "pollIntervalMs" | "sweepIntervalMs" | "maxRunningPerOwner" | "leaseMs">> & TaskOptions;
 
   /**
    * Make the task store the options name: `tasks.store`, else env MCP_TASK_STORE (`memory`, `sqlite:<path>`), else
@@ -108,7 +111,12 @@ export class McpServer {
       if (!file) throw new TypeError('createServer: the sqlite task store needs a path (tasks: { store: "sqlite", path } or MCP_TASK_STORE=sqlite:<path>)');
       return new SqliteTaskStore(file);
     }
-    if (store === undefined && env !== undefined && env !== "" && env !== "memory") throw new TypeError(`MCP_TASK_STORE=${env}: expected memory or sqlite:<path>`);
+    if (store === "postgres" || env === "postgres") {
+      const url = this.taskOptions.url ?? readEnv("MCP_DATABASE_URL");
+      if (!url) throw new TypeError("createServer: the postgres task store needs a URL (tasks: { url } or MCP_DATABASE_URL)");
+      return new PostgresTaskStore(url);
+    }
+    if (store === undefined && env !== undefined && env !== "" && env !== "memory") throw new TypeError(`MCP_TASK_STORE=${env}: expected memory, sqlite:<path> or postgres`);
     return new MemoryTaskStore();
   }
 

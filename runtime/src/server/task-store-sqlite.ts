@@ -7,7 +7,7 @@
  * Install it beside the runtime: `npm install better-sqlite3@12`. For several processes, use a shared store.
  */
 import { createRequire } from "node:module";
-import { type TaskChange, type TaskPage, type TaskRecord, type TaskStore, applyAnswers, applyChange, expired, isTerminal, lapsed, lostTask } from "./task-store.js";
+import { type TaskChange, type TaskPage, type TaskRecord, type TaskStore, applyAnswers, applyChange, expired, isLeaseOnly, isTerminal, lapsed, lostTask } from "./task-store.js";
 
 /** The message of a task that was running when the process stopped. */
 export const RESTARTED_MESSAGE = "the server restarted while this task was running";
@@ -94,7 +94,7 @@ export class SqliteTaskStore implements TaskStore {
   }
 
   async update(taskId: string, change: TaskChange): Promise<TaskRecord | undefined> {
-    return this.modify(taskId, (t, now) => applyChange(t, change, now));
+    return this.modify(taskId, (t, now) => applyChange(t, change, now), !isLeaseOnly(change));
   }
 
   async answer(taskId: string, responses: Record<string, unknown>): Promise<TaskRecord | undefined> {
@@ -154,7 +154,7 @@ export class SqliteTaskStore implements TaskStore {
   }
 
   /** Read, change and write one task in one transaction. */
-  private modify(taskId: string, change: (t: TaskRecord, now: number) => boolean): TaskRecord | undefined {
+  private modify(taskId: string, change: (t: TaskRecord, now: number) => boolean, announce = true): TaskRecord | undefined {
     let changed = false;
     const t = this.db.transaction(() => {
       const current = this.live(taskId);
@@ -164,7 +164,7 @@ export class SqliteTaskStore implements TaskStore {
       }
       return current;
     })();
-    if (t && changed) this.emit(t);
+    if (t && changed && announce) this.emit(t);
     return t;
   }
 

@@ -49,6 +49,11 @@ export interface TaskPage {
 }
 
 export interface TaskStore {
+  /**
+   * True when several processes share the store: then each task running in a process carries a lease the process
+   * renews, and a task whose lease lapsed (its process is gone) reads failed. Embedded stores are one process's.
+   */
+  readonly shared?: boolean;
   /** Store a new task; resolves once it is durable (a later `get`, from any process sharing the store, finds it). */
   create(task: TaskRecord): Promise<void>;
   /** The task, or undefined when unknown or past its TTL. */
@@ -78,6 +83,9 @@ export function lostTask(t: TaskRecord, message = LOST_TASK_MESSAGE): TaskChange
   return { status: "failed", statusMessage: message, error: { code: (revision && errorCode(revision, "INTERNAL_ERROR")) ?? -32603, message } };
 }
 
+/** A lease renewal only: not an update of the task as clients see it (no lastUpdatedAt, no notification). */
+export const isLeaseOnly = (change: TaskChange): boolean => Object.keys(change).every((k) => k === "lease");
+
 /** Apply a change to a record (shared by the embedded stores). Returns false when nothing may change (terminal). */
 export function applyChange(t: TaskRecord, change: TaskChange, now: number): boolean {
   if (isTerminal(t.status)) return false;
@@ -102,7 +110,7 @@ export function applyChange(t: TaskRecord, change: TaskChange, now: number): boo
     delete t.inputResponses;
     delete t.lease;
   }
-  t.lastUpdatedAt = Math.max(now, t.lastUpdatedAt);
+  if (!isLeaseOnly(change)) t.lastUpdatedAt = Math.max(now, t.lastUpdatedAt);
   return true;
 }
 
@@ -152,7 +160,7 @@ export class MemoryTaskStore implements TaskStore {
   async update(taskId: string, change: TaskChange): Promise<TaskRecord | undefined> {
     const t = this.live(taskId);
     if (!t) return undefined;
-    if (applyChange(t, change, Date.now())) this.emit(taskId);
+    if (applyChange(t, change, Date.now()) && !isLeaseOnly(change)) this.emit(taskId);
     return structuredClone(t);
   }
 

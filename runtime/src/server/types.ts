@@ -146,9 +146,10 @@ export interface TaskContext {
 export interface TaskOptions {
   /**
    * Where tasks are kept: "memory" (default; lost with the process), "sqlite" (a file, `path`; needs `npm install
-   * better-sqlite3@12`), or a TaskStore of your own. Default: env MCP_TASK_STORE (`memory` or `sqlite:<path>`).
+   * better-sqlite3@12`), "postgres" (`url`, needs `npm install pg`), shared by every process of the server, or a
+   * TaskStore of your own. Default: env MCP_TASK_STORE (`memory`, `sqlite:<path>`, `postgres`).
    */
-  store?: "memory" | "sqlite" | import("./task-store.js").TaskStore;
+  store?: "memory" | "sqlite" | "postgres" | import("./task-store.js").TaskStore;
   /** The SQLite file for `store: "sqlite"`. */
   path?: string;
   /** Retention from creation when the client asks none, in ms. Default 3 600 000 (1 h). */
@@ -164,6 +165,13 @@ export interface TaskOptions {
    * process at once; one more is refused with -32603. Default 100. spec/2025-11-25/basic/utilities/tasks.mdx#resource-management
    */
   maxRunningPerOwner?: number;
+  /**
+   * Shared stores: how long a process's claim on a running task lasts without renewal, in ms (renewed every third of
+   * it). A task whose process died reads failed once its lease lapses. Default 30 000.
+   */
+  leaseMs?: number;
+  /** The PostgreSQL URL of `store: "postgres"`. Default: env MCP_DATABASE_URL. */
+  url?: string;
 }
 
 export interface ToolDefinition<Args = Record<string, unknown>> {

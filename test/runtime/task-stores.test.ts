@@ -1,0 +1,143 @@
+/**
+ * The TaskStore contract (runtime/src/server/task-store.ts), run against every store: in-memory, SQLite and the
+ * shared ones against the real PostgreSQL of this machine. For a shared store, two store instances stand for two
+ * processes: a change made through one is seen, and announced, through the other.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { MemoryTaskStore, PostgresTaskStore, SqliteTaskStore, type TaskRecord, type TaskStore } from "../../runtime/dist/index.js";
+import { POSTGRES_URL, hasPostgres } from "../services.js";
+
+const dir = mkdtempSync(join(tmpdir(), "mcp-task-stores-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+let n = 0;
+/** A fresh owner per case, so cases do not see each other's tasks in a shared database. */
+const owner = () => `owner-${process.pid}-${Date.now()}-${++n}`;
+function task(o: string, overrides: Partial<TaskRecord> = {}): TaskRecord {
+  const now = Date.now();
+  return { taskId: `t-${o}-${Math.random().toString(36).slice(2)}`, owner: o, revision: "2026-07-28", status: "working", createdAt: now, lastUpdatedAt: now, ttlMs: 60_000, ...overrides };
+}
+
+interface Subject {
+  name: string;
+  open(): TaskStore | Promise<TaskStore>;
+  /** A second instance on the same data (another process), for shared stores. */
+  peer?(): TaskStore | Promise<TaskStore>;
+  available(): Promise<boolean>;
+}
+
+const SUBJECTS: Subject[] = [
+  { name: "memory", open: () => new MemoryTaskStore(), available: async () => true },
+  { name: "sqlite", open: () => new SqliteTaskStore(join(dir, `contract-${++n}.db`)), available: async () => true },
+  { name: "postgres", open: () => new PostgresTaskStore(POSTGRES_URL), peer: () => new PostgresTaskStore(POSTGRES_URL), available: hasPostgres },
+];
+
+for (const subject of SUBJECTS) {
+  describe(`TaskStore: ${subject.name}`, async () => {
+    const available = await subject.available();
+    const stores: TaskStore[] = [];
+    const open = async (peer = false) => {
+      const s = await (peer ? subject.peer!() : subject.open());
+      stores.push(s);
+      return s;
+    };
+    afterAll(async () => {
+      await Promise.all(stores.map((s) => s.close()));
+    });
+
+    it.runIf(available)("create is durable, get returns a copy, unknown ids are undefined", async () => {
+      const store = await open();
+      const t = task(owner());
+      await store.create(t);
+      const got = await store.get(t.taskId);
+      expect(got).toMatchObject({ taskId: t.taskId, status: "working", owner: t.owner });
+      got!.status = "failed";
+      expect((await store.get(t.taskId))!.status).toBe("working");
+      expect(await store.get("no-such-task")).toBeUndefined();
+      await expect(store.create(t)).rejects.toThrow();
+    });
+
+    it.runIf(available)("a terminal task never changes; updates bump lastUpdatedAt, a lease renewal does not", async () => {
+      const store = await open();
+      const t = task(owner(), { createdAt: Date.now() - 1000, lastUpdatedAt: Date.now() - 1000 });
+      await store.create(t);
+      const leased = await store.update(t.taskId, { lease: { holder: "p", until: Date.now() + 60_000 } });
+      expect(leased!.lastUpdatedAt).toBe(t.lastUpdatedAt);
+      const msg = await store.update(t.taskId, { statusMessage: "half way" });
+      expect(msg!.lastUpdatedAt).toBeGreaterThan(t.lastUpdatedAt);
+      await store.update(t.taskId, { status: "completed", result: { content: [] } });
+      const after = await store.update(t.taskId, { status: "cancelled", statusMessage: "late" });
+      expect(after).toMatchObject({ status: "completed", statusMessage: "half way", result: { content: [] } });
+      expect(after!.lease).toBeUndefined();
+    });
+
+    it.runIf(available)("input requests: answered keys move to inputResponses, unknown keys are ignored, and none outstanding means working", async () => {
+      const store = await open();
+      const t = task(owner());
+      await store.create(t);
+      await store.update(t.taskId, { ask: { key: "a", request: { method: "elicitation/create", params: {} } } });
+      const asked = await store.update(t.taskId, { ask: { key: "b", request: { method: "elicitation/create", params: {} } } });
+      expect([asked!.status, Object.keys(asked!.inputRequests!), asked!.usedKeys]).toEqual(["input_required", ["a", "b"], ["a", "b"]]);
+      const partial = await store.answer(t.taskId, { a: { action: "accept" }, zzz: { action: "accept" } });
+      expect([partial!.status, Object.keys(partial!.inputRequests!), partial!.inputResponses]).toEqual(["input_required", ["b"], { a: { action: "accept" } }]);
+      const again = await store.answer(t.taskId, { a: { action: "decline" } });
+      expect(again!.inputResponses).toEqual({ a: { action: "accept" } });
+      const all = await store.answer(t.taskId, { b: { action: "decline" } });
+      expect([all!.status, all!.inputRequests]).toEqual(["working", undefined]);
+      const taken = await store.update(t.taskId, { take: "a" });
+      expect(taken!.inputResponses).toEqual({ b: { action: "decline" } });
+    });
+
+    it.runIf(available)("list pages the owner's tasks oldest first and refuses a cursor it did not make", async () => {
+      const store = await open();
+      const o = owner();
+      const ids: string[] = [];
+      for (let i = 0; i < 5; i++) {
+        const t = task(o);
+        ids.push(t.taskId);
+        await store.create(t);
+      }
+      await store.create(task(owner()));
+      const first = await store.list(o, undefined, 2);
+      const second = await store.list(o, first.nextCursor, 2);
+      const third = await store.list(o, second.nextCursor, 2);
+      expect([...first.tasks, ...second.tasks, ...third.tasks].map((t) => t.taskId)).toEqual(ids);
+      expect(third.nextCursor).toBeUndefined();
+      await expect(store.list(o, "not-a-cursor", 2)).rejects.toThrow(RangeError);
+    });
+
+    it.runIf(available)("a task past its TTL is gone; a task whose lease lapsed reads failed with an internal error", async () => {
+      const store = await open();
+      const o = owner();
+      const short = task(o, { ttlMs: 50 });
+      const leased = task(o, { lease: { holder: "gone", until: Date.now() + 50 } });
+      await store.create(short);
+      await store.create(leased);
+      await sleep(120);
+      expect(await store.get(short.taskId)).toBeUndefined();
+      const lost = await store.get(leased.taskId);
+      expect(lost).toMatchObject({ status: "failed", error: { code: -32603 } });
+      expect(lost!.statusMessage).toMatch(/stopped before it finished/);
+      await store.sweep(Date.now());
+      expect((await store.list(o, undefined, 10)).tasks.map((t) => t.taskId)).toEqual([leased.taskId]);
+    });
+
+    it.runIf(available)("watch reports every change, through every instance sharing the store", async () => {
+      const store = await open();
+      const other = subject.peer ? await open(true) : store;
+      await other.get("connects-first"); // a shared store listens once connected
+      const seen: string[] = [];
+      const stop = other.watch((t) => seen.push(`${t.taskId}:${t.status}`));
+      const t = task(owner());
+      await store.create(t);
+      await store.update(t.taskId, { status: "cancelled" });
+      for (let i = 0; i < 50 && seen.length < 2; i++) await sleep(20);
+      stop();
+      expect(seen).toEqual([`${t.taskId}:working`, `${t.taskId}:cancelled`]);
+    });
+  });
+}
