@@ -4,6 +4,8 @@
  * runtime/src/{wire,protocol,server,transport,client}/, one request flowing transport → protocol → server:
  * - wire/ (JSON-RPC framing, encodings) imports nothing of the runtime but other wire/ files and the generated rules
  *   (runtime/src/rules.ts, or out/ directly): it is the bottom layer every other one may use.
+ * - state/ (the task store, the message bus: state shared across requests and processes) imports only wire/ and the
+ *   generated rules, so that protocol/, server/ and transport/ can all use it.
  * - transport/ does not import server/ (the feature modules): a transport moves classified messages, it does not
  *   know what a tool or a resource is.
  * - protocol/ imports neither transport/ nor client/: the protocol core serves any transport and either side.
@@ -20,7 +22,7 @@ import { describe, expect, it } from "vitest";
 import { ROOT } from "../helpers.js";
 
 const SRC = join(ROOT, "runtime", "src");
-const LAYERS = ["wire", "protocol", "server", "transport", "client"] as const;
+const LAYERS = ["wire", "state", "protocol", "server", "transport", "client"] as const;
 
 /** Module specifiers referenced by a source text, with their line. */
 export function moduleReferences(fileName: string, text: string): { specifier: string; line: number; prefixOnly: boolean }[] {
@@ -126,6 +128,11 @@ describe("runtime layering", () => {
 
   it("wire/ imports nothing of the runtime but wire/ and the generated rules", () => {
     const bad = from("wire").filter((e) => e.to.kind === "computed" || (e.to.kind === "path" && !isGeneratedRules(e.to.path) && e.to.layer !== "wire"));
+    expect(bad.map(show)).toEqual([]);
+  });
+
+  it("state/ (the stores and the bus every layer may share) imports nothing of the runtime but state/, wire/ and the generated rules", () => {
+    const bad = from("state").filter((e) => e.to.kind === "computed" || (e.to.kind === "path" && !isGeneratedRules(e.to.path) && e.to.layer !== "state" && e.to.layer !== "wire"));
     expect(bad.map(show)).toEqual([]);
   });
 

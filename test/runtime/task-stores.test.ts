@@ -1,5 +1,5 @@
 /**
- * The TaskStore contract (runtime/src/server/task-store.ts), run against every store: in-memory, SQLite and the
+ * The TaskStore contract (runtime/src/state/task-store.ts), run against every store: in-memory, SQLite and the
  * shared ones against the real PostgreSQL of this machine. For a shared store, two store instances stand for two
  * processes: a change made through one is seen, and announced, through the other.
  */

@@ -24,7 +24,7 @@ describe("tasks across processes (PostgreSQL store)", async () => {
     await Promise.all(fixtures.map((f) => f.stop()));
   });
   const start = async () => {
-    const f = await startFixture({ FIXTURE_TRANSPORT: "http", MCP_TASK_STORE: "postgres", MCP_DATABASE_URL: POSTGRES_URL, FIXTURE_LEASE_MS: "900" }, [], FIXTURE);
+    const f = await startFixture({ FIXTURE_TRANSPORT: "http", MCP_TASK_STORE: "postgres", MCP_DATABASE_URL: POSTGRES_URL, FIXTURE_LEASE_MS: "3000" }, [], FIXTURE);
     fixtures.push(f);
     const client = await new McpClient({
       transport: new StreamableHttpClientTransport(f.url),
@@ -35,12 +35,13 @@ describe("tasks across processes (PostgreSQL store)", async () => {
     return { f, client };
   };
   const until = async (client: McpClient, taskId: string, done: (t: Record<string, any>) => boolean) => {
+    let t: Record<string, any> = {};
     for (let i = 0; i < 200; i++) {
-      const t = (await client.request("tasks/get", { taskId })) as Record<string, any>;
+      t = (await client.request("tasks/get", { taskId })) as Record<string, any>;
       if (done(t)) return t;
       await sleep(50);
     }
-    throw new Error(`task ${taskId} never reached the state`);
+    throw new Error(`task ${taskId} never reached the state; last: ${JSON.stringify(t)}`);
   };
 
   it.runIf(available)("a task created on A is polled and answered on B, and its listen notifications reach B", async () => {
@@ -78,7 +79,7 @@ describe("tasks across processes (PostgreSQL store)", async () => {
     const a = await start();
     const b = await start();
     const created = (await a.client.callTool("work", { ms: 60_000 })) as any;
-    await sleep(400); // at least one renewal
+    await sleep(1200); // at least one renewal
     expect(((await b.client.request("tasks/get", { taskId: created.taskId })) as any).status).toBe("working");
     a.f.child.kill("SIGKILL");
     const lost = await until(b.client, created.taskId, terminal);

@@ -13,12 +13,12 @@
  *   become the task's `inputRequests`, answered by tasks/update; notifications/tasks on subscriptions/listen.
  *   spec/extensions/tasks/modelcontextprotocol-ext-tasks/specification/2026-07-28/tasks.md
  *
- * Task state lives only in the TaskStore (server/task-store.ts); this module keeps just the handlers this process is
+ * Task state lives only in the TaskStore (state/task-store.ts); this module keeps just the handlers this process is
  * running, to abort them (tasks/cancel, TTL) and to hand them their answers.
  */
 import { type Revision, cancelOfTerminalTask, describeErrors, errorCode, methodFlows, taskMethods, taskWireForm, toolErrorTaskStatus, validatorsFor } from "../rules.js";
 import { MissingCapabilityError, type McpServer } from "../server/server.js";
-import { type TaskRecord, type TaskStore, isTerminal } from "../server/task-store.js";
+import { type TaskRecord, type TaskStore, isTerminal } from "../state/task-store.js";
 import { type CompiledTool, inRevision } from "../server/registry.js";
 import { callTool, resolveToolCall, runTool, toolFailure } from "../server/tools.js";
 import type { TaskSupport, ToolResult } from "../server/types.js";

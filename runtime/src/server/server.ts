@@ -9,9 +9,10 @@
 import { type ResultEncoding, conform, resultEncoding } from "../wire/encode.js";
 import { type Revision, ERA, REVISIONS, hasCapability, taskWireForm } from "../rules.js";
 import { TASKS_EXTENSION } from "../wire/meta.js";
-import { MemoryTaskStore, type TaskStore } from "./task-store.js";
-import { SqliteTaskStore } from "./task-store-sqlite.js";
-import { PostgresTaskStore } from "./task-store-postgres.js";
+import { MemoryTaskStore, type TaskStore } from "../state/task-store.js";
+import { type BusMessage, LocalBus, type MessageBus } from "../state/bus.js";
+import { SqliteTaskStore } from "../state/task-store-sqlite.js";
+import { PostgresTaskStore } from "../state/task-store-postgres.js";
 import { RequestStateCodec } from "../protocol/mrtr.js";
 import type { CompiledTool, TemplateEntry } from "./registry.js";
 import type { PromptDefinition, ResourceDefinition, ResourceTemplateDefinition, ServerEvent, ServerOptions, TaskOptions, ToolDefinition } from "./types.js";
@@ -37,14 +38,18 @@ export type {
   ToolDefinition,
   ToolResult,
 } from "./types.js";
-export type { TaskChange, TaskPage, TaskRecord, TaskStatus, TaskStore } from "./task-store.js";
-export { MemoryTaskStore } from "./task-store.js";
-export { SqliteTaskStore } from "./task-store-sqlite.js";
-export { PostgresTaskStore } from "./task-store-postgres.js";
+export type { TaskChange, TaskPage, TaskRecord, TaskStatus, TaskStore } from "../state/task-store.js";
+export { MemoryTaskStore } from "../state/task-store.js";
+export { LocalBus, type MessageBus, type BusMessage } from "../state/bus.js";
+export { SqliteTaskStore } from "../state/task-store-sqlite.js";
+export { PostgresTaskStore } from "../state/task-store-postgres.js";
 export { LOGGING_LEVELS } from "./types.js";
 export { MissingCapabilityError, ResourceNotFoundError } from "./errors.js";
 export { conform } from "../wire/encode.js";
 export { rankCompletions } from "./completion.js";
+
+/** The bus channel of server events. */
+const EVENTS_CHANNEL = "server-events";
 
 /** What a tool name SHOULD look like. spec/2025-11-25/server/tools.mdx#tool-names */
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
@@ -168,15 +173,34 @@ export class McpServer {
   // ---- change events (legacy list_changed / resources/updated; modern subscriptions/listen) ----
 
   private readonly listeners = new Set<(event: ServerEvent) => void>();
+  private busCache?: MessageBus;
+  private unsubscribeBus?: () => void;
 
-  /** Subscribe to change events; returns the unsubscribe function. Used by connections. */
+  /**
+   * The message bus this server's processes share: `options.bus`, else this process only. Server events go through it,
+   * so a resources/updated published on one process reaches the sessions and listen streams of every process.
+   */
+  get bus(): MessageBus {
+    if (!this.busCache) {
+      this.busCache = this.options.bus ?? new LocalBus();
+      this.unsubscribeBus = this.busCache.subscribe(EVENTS_CHANNEL, (m) => {
+        for (const l of [...this.listeners]) l(m as unknown as ServerEvent);
+      });
+    }
+    return this.busCache;
+  }
+
+  /** Subscribe to change events (of every process sharing the bus); returns the unsubscribe function. Used by connections. */
   onEvent(listener: (event: ServerEvent) => void): () => void {
+    void this.bus;
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
 
   private emit(event: ServerEvent): void {
-    for (const l of [...this.listeners]) l(event);
+    // Nobody listens before the first link or listen stream: registering tools at start-up publishes nothing.
+    if (!this.busCache && !this.options.bus) return;
+    this.bus.publish(EVENTS_CHANNEL, event as unknown as BusMessage);
   }
 
   /** Tell clients the tool list changed (legacy sessions that declared interest; modern listen streams whose filter asks). */

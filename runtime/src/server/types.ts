@@ -149,7 +149,7 @@ export interface TaskOptions {
    * better-sqlite3@12`), "postgres" (`url`, needs `npm install pg`), shared by every process of the server, or a
    * TaskStore of your own. Default: env MCP_TASK_STORE (`memory`, `sqlite:<path>`, `postgres`).
    */
-  store?: "memory" | "sqlite" | "postgres" | import("./task-store.js").TaskStore;
+  store?: "memory" | "sqlite" | "postgres" | import("../state/task-store.js").TaskStore;
   /** The SQLite file for `store: "sqlite"`. */
   path?: string;
   /** Retention from creation when the client asks none, in ms. Default 3 600 000 (1 h). */
@@ -273,6 +273,11 @@ export interface ServerOptions {
   requestStateSecret?: string;
   /** How long a `requestState` stays valid, in ms. Default 600 000. */
   requestStateTtlMs?: number;
+  /**
+   * The message bus shared by this server's processes (server events: change notifications, resources/updated,
+   * subscriptions/listen fan-out). Default: this process only.
+   */
+  bus?: import("../state/bus.js").MessageBus;
   /** Tasks: the store and limits. Used only when a tool has `taskSupport`. */
   tasks?: TaskOptions;
 }
