@@ -99,9 +99,13 @@ class TaskRun implements TaskHandle {
   }
   private readonly usedKeys = new Set<string>();
 
-  expireAt(ttlMs: number | null): void {
+  /** At the TTL the task is gone: abort its handler and stop counting it, whether or not the handler heeds the signal. */
+  expireAt(ttlMs: number | null, expired: () => void): void {
     if (ttlMs === null) return;
-    this.ttlTimer = setTimeout(() => this.flight.abort(new Error("the task's TTL elapsed")), ttlMs);
+    this.ttlTimer = setTimeout(() => {
+      this.flight.abort(new Error("the task's TTL elapsed"));
+      expired();
+    }, ttlMs);
     this.ttlTimer.unref?.();
   }
 
@@ -266,7 +270,13 @@ export class Tasks {
       throw q.e;
     }
     if (run.pendingMessage !== undefined) record.statusMessage = run.pendingMessage;
-    await this.store.create(record);
+    try {
+      await this.store.create(record);
+    } catch (err) {
+      // No task exists, so nothing may go on running for it.
+      flight.abort(err);
+      throw err;
+    }
     this.track(run, ttlMs);
     run.created = true;
     sink.target = undefined;
@@ -276,7 +286,7 @@ export class Tasks {
 
   private track(run: TaskRun, ttlMs: number | null): void {
     this.runs.set(run.id, run);
-    run.expireAt(ttlMs);
+    run.expireAt(ttlMs, () => this.runs.get(run.id) === run && this.runs.delete(run.id));
   }
 
   private execute(run: TaskRun, tool: CompiledTool, args: Result, ctx: HandlerContext): Promise<void> {
