@@ -41,6 +41,8 @@ export type {
 export type { TaskChange, TaskPage, TaskRecord, TaskStatus, TaskStore } from "../state/task-store.js";
 export { MemoryTaskStore } from "../state/task-store.js";
 export { LocalBus, type MessageBus, type BusMessage } from "../state/bus.js";
+export { MemorySessions, type SessionRecord, type SessionStore, type EventLog, type LoggedEvent } from "../state/sessions.js";
+export { RedisSessions } from "../state/sessions-redis.js";
 export { SqliteTaskStore } from "../state/task-store-sqlite.js";
 export { PostgresTaskStore } from "../state/task-store-postgres.js";
 export { LOGGING_LEVELS } from "./types.js";
