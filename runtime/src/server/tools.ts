@@ -6,11 +6,12 @@ import { MissingCapabilityError } from "./errors.js";
 import { page } from "./pagination.js";
 import { type CompiledTool, type Registry, inRevision, isPlainObject } from "./registry.js";
 import { compileSchema } from "./schema.js";
-import type { RequestContext, ToolResult } from "./types.js";
+import type { Principal, RequestContext, ToolResult } from "./types.js";
+import { allowed, privateList, requireScopes } from "./authorization.js";
 
-export function listTools(registry: Registry, revision: Revision, params?: Record<string, unknown>): Record<string, unknown> {
+export function listTools(registry: Registry, revision: Revision, params?: Record<string, unknown>, principal?: Principal): Record<string, unknown> {
   const all = [...registry.tools.values()]
-    .filter((t) => inRevision(t, revision))
+    .filter((t) => inRevision(t, revision) && allowed(t, principal))
     .map((t) => {
       let outputSchema = t.outputSchema;
       // An outputSchema whose values are not objects cannot be honoured where structuredContent must be an object.
@@ -27,7 +28,7 @@ export function listTools(registry: Registry, revision: Revision, params?: Recor
       });
     });
   const { items, nextCursor } = page("tools", all, params, revision, registry.options.pageSize);
-  return { tools: items, ...(nextCursor ? { nextCursor } : {}) };
+  return privateList({ tools: items, ...(nextCursor ? { nextCursor } : {}) }, revision, "tools/list", principal);
 }
 
 export function callTool(registry: Registry, revision: Revision, params: Record<string, unknown>, ctx: RequestContext): Record<string, unknown> | Promise<Record<string, unknown>> {
@@ -36,6 +37,7 @@ export function callTool(registry: Registry, revision: Revision, params: Record<
   const tool = found && inRevision(found, revision) ? found : undefined;
   // Unknown tool: a protocol error in every revision. spec/2025-11-25/server/tools.mdx#error-handling
   if (!tool) throw new McpError(errorCode(revision, "INVALID_PARAMS")!, `Unknown tool: ${name}`);
+  requireScopes(tool, ctx.principal, revision, `tool ${name}`);
   const args = (params.arguments ?? {}) as Record<string, unknown>;
   tool.input ??= compileSchema(tool.inputSchema as Record<string, unknown>);
   if (!tool.input(args)) {
