@@ -97,11 +97,9 @@ export async function startAuthorizationServer(): Promise<AuthorizationServer> {
     // Consent: grant every scope and resource asked for (the test's user says yes).
     const { params, session } = details;
     const grant = details.grantId ? await provider.Grant.find(details.grantId) : new provider.Grant({ accountId: session!.accountId, clientId: params.client_id as string });
-    const scope = String(params.scope ?? "");
-    const oidc = scope.split(" ").filter((s) => s === "openid" || s === "offline_access");
-    if (oidc.length) grant!.addOIDCScope(oidc.join(" "));
-    const resource = params.resource as string | string[] | undefined;
-    for (const r of Array.isArray(resource) ? resource : resource ? [resource] : []) grant!.addResourceScope(r, scope);
+    const missing = details.prompt.details as { missingOIDCScope?: string[]; missingResourceScopes?: Record<string, string[]> };
+    if (missing.missingOIDCScope?.length) grant!.addOIDCScope(missing.missingOIDCScope.join(" "));
+    for (const [resource, scopes] of Object.entries(missing.missingResourceScopes ?? {})) grant!.addResourceScope(resource, scopes.join(" "));
     const grantId = await grant!.save();
     return provider.interactionFinished(req, res, { consent: { grantId } }, { mergeWithLastSubmission: true });
   };
@@ -111,6 +109,20 @@ export async function startAuthorizationServer(): Promise<AuthorizationServer> {
       interaction(req, res).catch((err) => {
         res.statusCode = 500;
         res.end(String(err?.stack ?? err));
+      });
+      return;
+    }
+    // Dynamic registration: the registered `scope` is not kept as a ceiling, so that a registered client may step up
+    // to scopes it did not register with (the SDK registers with the scopes of its first authorization).
+    if (req.method === "POST" && req.url === "/reg") {
+      let body = "";
+      req.setEncoding("utf8");
+      req.on("data", (c: string) => (body += c));
+      req.on("end", () => {
+        const metadata = JSON.parse(body || "{}");
+        delete metadata.scope;
+        (req as IncomingMessage & { body?: unknown }).body = metadata;
+        callback(req, res);
       });
       return;
     }
