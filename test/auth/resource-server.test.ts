@@ -2,8 +2,10 @@
 // 127.0.0.1, test/auth/authorization-server.ts): Protected Resource Metadata, 401/403 challenges, JWT verification
 // (issuer, audience, expiry), scopes per feature, and the principal bindings of sessions and requestState.
 // spec/2025-11-25/basic/authorization.mdx, spec/2026-07-28/basic/authorization/index.mdx
+import { createServer as createHttpServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createServer, type HttpHandle, type McpServer } from "../../runtime/dist/index.js";
+import { createServer, rules, type HttpHandle, type McpServer } from "../../runtime/dist/index.js";
 import { jsonPost, modernMeta, modernRequest, raw, sessionHeaders, initializeBody } from "../runtime/http-helpers.js";
 import { OPAQUE_RESOURCE, RS_CLIENT, startAuthorizationServer, type AuthorizationServer } from "./authorization-server.js";
 
@@ -234,6 +236,85 @@ describe("state bound to the principal", () => {
     // A state is checked however it came: bob's own state on a fresh round is fine, alice's retry is served.
     const own = await call(alice, "tools/call", retry, meta);
     expect(own.messages[0].result.content[0].text).toBe("hello Ann from cc-alice");
+  });
+});
+
+describe("every entry and transport", () => {
+  it("a 2025-03-26 batch: a request whose tool needs a scope the token lacks is refused inside the batch, the rest answered", async () => {
+    const revision = "2025-03-26";
+    expect(rules.supportsBatches(revision)).toBe(true);
+    const token = await as.clientCredentials(url, "tools:read");
+    const init = await raw(url, { headers: jsonPost(bearer(token)), body: initializeBody(revision) });
+    const sid = String(init.headers["mcp-session-id"]);
+    await raw(url, { headers: jsonPost({ ...sessionHeaders(sid, revision), ...bearer(token) }), body: { jsonrpc: "2.0", method: "notifications/initialized" } });
+    const batch = [
+      { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "admin", arguments: {} } },
+      { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "echo", arguments: { text: "ok" } } },
+    ];
+    const r = await raw(url, { headers: jsonPost({ ...sessionHeaders(sid, revision), ...bearer(token) }), body: batch });
+    const [first, second] = [...r.messages.flat()].sort((a, b) => a.id - b.id);
+    expect(first.error.message).toMatch(/insufficient_scope.*tools:admin/);
+    expect(first.error.data).toEqual({ error: "insufficient_scope", scope: "tools:admin" });
+    expect(second.result.content[0].text).toBe("ok");
+  });
+
+  it("the 2024-11-05 HTTP+SSE transport: the GET stream and its POSTs need the token, and of the same principal", async () => {
+    const h = await authFixture().serveHttp({ port: 0, quiet: true, legacySse: true, authorization: { issuer: as.issuer } });
+    as.resources.add(h.url);
+    try {
+      const sse = new URL("/sse", h.url).href;
+      expect((await raw(sse, { method: "GET", headers: { accept: "text/event-stream" } })).status).toBe(401);
+      const alice = await as.clientCredentials(h.url, "tools:read", "cc-alice");
+      const bob = await as.clientCredentials(h.url, "tools:read", "cc-bob");
+      const stream = await raw(sse, { method: "GET", headers: { accept: "text/event-stream", ...bearer(alice) }, until: (e) => e.some((x) => x.event === "endpoint") });
+      const endpoint = stream.events.find((e) => e.event === "endpoint")!.data;
+      const post = new URL(endpoint, h.url).href;
+      const body = initializeBody("2024-11-05");
+      expect((await raw(post, { headers: jsonPost(), body })).status).toBe(401);
+      expect((await raw(post, { headers: jsonPost(bearer(bob)), body })).status).toBe(404);
+    } finally {
+      await h.close();
+    }
+  });
+
+  it("nodeHandler mounted at a path serves the metadata documents too (with next, as in Express)", async () => {
+    const server = authFixture();
+    const handler = server.nodeHandler({ path: "/api/mcp", authorization: { issuer: as.issuer, resource: "http://127.0.0.1/api/mcp" } });
+    const http = createHttpServer((req, res) => handler(req, res, () => res.writeHead(418).end()));
+    await new Promise<void>((r) => http.listen(0, "127.0.0.1", r));
+    try {
+      const base = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
+      const prm = await raw(`${base}/.well-known/oauth-protected-resource/api/mcp`, { method: "GET" });
+      expect(prm.json.resource).toBe("http://127.0.0.1/api/mcp");
+      expect((await raw(`${base}/elsewhere`, { method: "GET" })).status).toBe(418);
+      const { body, headers } = modernRequest(1, "tools/list");
+      const r = await raw(`${base}/api/mcp`, { headers, body });
+      expect(r.status).toBe(401);
+      expect(challenge(r.headers["www-authenticate"]).resource_metadata).toBe("http://127.0.0.1/.well-known/oauth-protected-resource/api/mcp");
+    } finally {
+      await handler.close();
+      http.closeAllConnections();
+      await new Promise((r) => http.close(r));
+    }
+  });
+
+  it("fetchHandler: the same challenge and principal (web-standard Request/Response)", async () => {
+    const resource = "http://localhost/mcp";
+    as.resources.add(resource);
+    const handler = authFixture().fetchHandler({ authorization: { issuer: as.issuer, resource } });
+    try {
+      const { body, headers } = modernRequest(1, "tools/call", { name: "whoami", arguments: {} });
+      const none = await handler(new Request(resource, { method: "POST", headers, body: JSON.stringify(body) }));
+      expect(none.status).toBe(401);
+      expect(none.headers.get("www-authenticate")).toContain('resource_metadata="http://localhost/.well-known/oauth-protected-resource/mcp"');
+      const token = await as.clientCredentials(resource, "tools:read");
+      const ok = await handler(new Request(resource, { method: "POST", headers: { ...headers, ...bearer(token) }, body: JSON.stringify(body) }));
+      expect(ok.status).toBe(200);
+      const text = await ok.text();
+      expect(text).toContain("cc-alice");
+    } finally {
+      await handler.close();
+    }
   });
 });
 

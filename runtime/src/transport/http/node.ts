@@ -124,7 +124,9 @@ export function nodeHandler(core: ProtocolCore, options: HandlerOptions = {}): N
   const endpoint = new HttpEndpoint(core, options);
   warnIfOpen(endpoint, options, "nodeHandler");
   const handler = (req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void) => {
-    if (options.path !== undefined && next && (req.url ?? "/").split("?", 1)[0] !== options.path) return next();
+    const path = (req.url ?? "/").split("?", 1)[0];
+    // With authorization, the metadata documents at /.well-known/ are the handler's too (RFC 9728 §3).
+    if (options.path !== undefined && next && path !== options.path && !(options.authorization && path.startsWith("/.well-known/oauth-"))) return next();
     serve(endpoint, req, res);
   };
   return Object.assign(handler, { close: (o?: CloseOptions) => endpoint.close(o) });
