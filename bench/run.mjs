@@ -107,6 +107,17 @@ const SERVERS = [
     },
   },
   {
+    id: "runtime-auth",
+    label: "runtime-auth",
+    about:
+      "the runtime with authorization (OAuth resource server): every tools/call carries an ES256 JWT verified with jose (signature, iss, aud, exp) against the issuer's JWKS, fetched once and cached",
+    requiresBuild: true,
+    http: {
+      "legacy-session": ["runtime-auth.mjs"],
+      modern: ["runtime-auth.mjs"],
+    },
+  },
+  {
     id: "bare-fetch",
     label: "bare-fetch",
     about:

@@ -127,6 +127,7 @@ export function buildProgram(): Command {
     .argument("[dir]", "directory of the new server project (create-mcp-server my-server)")
     .option("-t, --template <name>", "project template: basic or everything (the conformance fixture)", "basic")
     .option("--transport <kind>", "stdio, http or both", "both")
+    .option("--auth <kind>", "none, or oauth: the HTTP server is an OAuth 2.1 resource server (issuer from MCP_AUTH_ISSUER at start; scopes per tool in mcp.json)", "none")
     .option("--revisions <list>", "comma-separated MCP revisions to serve (default: all)")
     .option("--name <name>", "npm package name (default: the directory's name)")
     .option("--description <text>", "package description")

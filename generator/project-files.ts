@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "no
 import { dirname, join } from "node:path";
 import { PROJECT_ROOT, knownRevisions } from "./manifest.js";
 import type { PackageManager } from "./package-manager.js";
-import type { ResolvedOptions, TransportChoice } from "./scaffold.js";
+import type { AuthChoice, ResolvedOptions, TransportChoice } from "./scaffold.js";
 import { sha256 } from "./sync.js";
 
 /** What the scaffolder wrote, for `create-mcp-server upgrade`: a file whose sha256 is still this one is not the user's. */
@@ -17,7 +17,7 @@ export interface ScaffoldManifestData {
   $comment?: string;
   /** The create-mcp-server version that last wrote the project. */
   version: string;
-  options: { template: string; transport: TransportChoice; revisions: string[]; name: string; description: string; packageManager?: PackageManager };
+  options: { template: string; transport: TransportChoice; auth?: AuthChoice; revisions: string[]; name: string; description: string; packageManager?: PackageManager };
   /** The revisions the runtime knew when the project was last written (the ones upgrade finds new are the others). */
   knownRevisions: string[];
   /** Project path → sha256 of the content the scaffolder wrote (vendored runtimes excluded: upgrade replaces them). */
@@ -26,7 +26,7 @@ export interface ScaffoldManifestData {
 
 /** The manifest, formatted as the project's other JSON files are (prettier, width 120; only its JSON plugins are loaded). */
 export async function scaffoldManifest(
-  o: Pick<ResolvedOptions, "template" | "transport" | "revisions" | "name" | "description" | "packageManager">,
+  o: Pick<ResolvedOptions, "template" | "transport" | "auth" | "revisions" | "name" | "description" | "packageManager">,
   files: Map<string, Buffer>,
   keep: Record<string, string> = {},
 ): Promise<Buffer> {
@@ -34,7 +34,16 @@ export async function scaffoldManifest(
   const data: ScaffoldManifestData = {
     $comment: "Written by create-mcp-server: the sha256 of every file as it was scaffolded. `npx create-mcp-server upgrade` re-renders only the files still so, and lists the others. Keep this file.",
     version: own.version,
-    options: { template: o.template, transport: o.transport, revisions: o.revisions, name: o.name, description: o.description, packageManager: o.packageManager },
+    // auth only when chosen: the manifests of projects without it stay as they were.
+    options: {
+      template: o.template,
+      transport: o.transport,
+      ...(o.auth === "oauth" ? { auth: o.auth } : {}),
+      revisions: o.revisions,
+      name: o.name,
+      description: o.description,
+      packageManager: o.packageManager,
+    },
     knownRevisions: knownRevisions(),
     // `keep`: files whose recorded hash stays (upgrade: the ones the user changed or deleted stay theirs).
     files: Object.fromEntries(

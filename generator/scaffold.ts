@@ -24,10 +24,14 @@ export const RUNTIME_DIR = join(PROJECT_ROOT, "runtime");
 export const RUNTIME_PACKAGE = "@create-mcp-server/runtime";
 export const TRANSPORT_CHOICES = ["stdio", "http", "both"] as const;
 export type TransportChoice = (typeof TRANSPORT_CHOICES)[number];
+export const AUTH_CHOICES = ["none", "oauth"] as const;
+export type AuthChoice = (typeof AUTH_CHOICES)[number];
 
 export interface ScaffoldOptions {
   template?: string;
   transport?: string;
+  /** "none" (default) or "oauth": the HTTP server verifies OAuth access tokens (spec/2025-11-25/basic/authorization.mdx). */
+  auth?: string;
   /** Comma-separated list, or an array. Default: every revision the rules module knows. */
   revisions?: string | string[];
   name?: string;
@@ -69,6 +73,7 @@ export interface ResolvedOptions {
   dir: string;
   template: string;
   transport: TransportChoice;
+  auth: AuthChoice;
   revisions: string[];
   name: string;
   description: string;
@@ -89,6 +94,11 @@ export function resolveOptions(dirArg: string | undefined, opts: ScaffoldOptions
   if (!templates.includes(template)) refuse(`unknown template "${template}"; known templates: ${templates.join(", ")}`);
   const transport = (opts.transport ?? "both") as TransportChoice;
   if (!TRANSPORT_CHOICES.includes(transport)) refuse(`unknown transport "${opts.transport}"; choose one of: ${TRANSPORT_CHOICES.join(", ")}`);
+  const auth = (opts.auth ?? "none") as AuthChoice;
+  if (!AUTH_CHOICES.includes(auth)) refuse(`unknown --auth "${opts.auth}"; choose one of: ${AUTH_CHOICES.join(", ")}`);
+  // Authorization is an HTTP concern: a stdio server takes its credentials from the environment and never runs OAuth.
+  // spec/2025-11-25/basic/authorization.mdx#protocol-requirements
+  if (auth === "oauth" && transport === "stdio") refuse(`--auth oauth needs the http transport (--transport http or both): a stdio server takes its credentials from the environment, never OAuth`);
   const known = knownRevisions();
   let revisions = known;
   if (opts.revisions !== undefined) {
@@ -114,6 +124,7 @@ export function resolveOptions(dirArg: string | undefined, opts: ScaffoldOptions
     dir,
     template,
     transport,
+    auth,
     revisions,
     name,
     description: opts.description ?? defaultDescription(template),
@@ -209,6 +220,7 @@ export async function renderProject(o: ResolvedOptions): Promise<RenderedProject
     stdio: transports.includes("stdio"),
     http: transports.includes("http"),
     both: transports.length === 2,
+    auth: o.auth === "oauth",
     runtimeDependency: runtime.spec,
     runtimeDescription: runtime.describe,
     // The Dockerfile copies vendor/ before installing when package.json names a tarball there.
@@ -312,6 +324,15 @@ async function ask(dirArg: string | undefined, opts: ScaffoldOptions): Promise<{
       ],
     });
   }
+  if (!next.auth && next.transport !== "stdio") {
+    next.auth = await select({
+      message: "Authorization of the HTTP server:",
+      choices: [
+        { value: "none", name: "none (loopback only, or behind an authenticating proxy)" },
+        { value: "oauth", name: "OAuth 2.1 resource server (access tokens of your authorization server)" },
+      ],
+    });
+  }
   if (next.install === undefined) next.install = await confirm({ message: "Install dependencies now?", default: true });
   const target = resolve(dir);
   if (existsSync(target) && statSync(target).isDirectory() && readdirSync(target).length && !next.force) {
@@ -359,12 +380,14 @@ export function nextSteps(o: ResolvedOptions, installed: boolean): string {
   const rel = relative(process.cwd(), o.dir) || ".";
   const pm = packageManagerCommands(o.packageManager);
   const pad = (command: string) => `  ${command.padEnd(19)}`;
-  const lines = [``, `Created ${o.name} in ${o.dir} (template ${o.template}, transport ${o.transport}, revisions ${o.revisions.join(", ")}).`, ``, `Next:`];
+  const lines = [``, `Created ${o.name} in ${o.dir} (template ${o.template}, transport ${o.transport}${o.auth === "oauth" ? ", OAuth" : ""}, revisions ${o.revisions.join(", ")}).`, ``, `Next:`];
   lines.push(`  cd ${rel.includes(" ") ? JSON.stringify(rel) : rel}`);
   if (!installed) lines.push(`  ${pm.installLine}`);
   lines.push(`${pad(`${pm.run} build`)}# mcp.json → generated/, then tsc → dist/`, `${pad(pm.test)}# starts the built server and checks it in every revision it serves`);
   if (o.transport !== "http") lines.push(`${pad(pm.start)}# serve over stdio`);
-  if (o.transport !== "stdio") lines.push(`  ${pm.start} ${pm.argsSeparator}--transport http --port 3000   # serve Streamable HTTP at http://127.0.0.1:3000/mcp`);
+  if (o.transport !== "stdio" && o.auth === "oauth")
+    lines.push(`  MCP_AUTH_ISSUER=https://auth.example.com ${pm.start} ${pm.argsSeparator}--transport http   # tokens of that issuer, for http://127.0.0.1:3000/mcp`);
+  else if (o.transport !== "stdio") lines.push(`  ${pm.start} ${pm.argsSeparator}--transport http --port 3000   # serve Streamable HTTP at http://127.0.0.1:3000/mcp`);
   lines.push(`${pad(`${pm.run} dev`)}# regenerate, type-check and rebuild on every change${o.transport === "stdio" ? ", with the MCP Inspector" : ", restarting the HTTP server"}`);
   lines.push(``, `Add a tool: declare it in mcp.json, run \`${pm.run} generate\`, implement src/tools/<name>.ts, \`${pm.run} build\`.`, ``);
   lines.push(...clientConfigLines(o.name, o.transport, o.dir, pm));

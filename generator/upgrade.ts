@@ -123,6 +123,7 @@ export async function upgrade(dirArg: string, opts: UpgradeOptions, io: Io = def
     dir,
     template: manifest?.options.template ?? inferTemplate(dir),
     transport: (manifest?.options.transport ?? (mcp.transports?.length === 1 ? mcp.transports[0] : "both")) as TransportChoice,
+    auth: manifest?.options.auth ?? "none",
     revisions: served,
     name: manifest?.options.name ?? pkg.name,
     description: manifest?.options.description ?? pkg.description ?? "",

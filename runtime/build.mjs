@@ -49,7 +49,7 @@ await bundle({
   chunkNames: "bundle-[name]-[hash]",
   // The rules module is bundled in (its predicates are then plain calls, not getters of a re-exported namespace); the
   // validator loaders stay a file of their own, beside the validators they import.
-  external: ["../../out/loaders.js", "ajv", "ajv/*", "ajv-formats", "ajv-formats/*", "eventsource-parser", "node:*"],
+  external: ["../../out/loaders.js", "ajv", "ajv/*", "ajv-formats", "ajv-formats/*", "eventsource-parser", "jose", "node:*"],
   logLevel: "warning",
 });
 writeFileSync(join(tmp, "index.js"), 'export * from "./runtime/src/index.js";\n');

@@ -73,19 +73,25 @@ async function rpc(pool, path, headers, msg) {
 }
 
 /** Per-client setup for a mode; returns the headers every tools/call carries. */
-async function setupClient(pool, path, mode, clientIndex) {
+async function setupClient(pool, path, mode, clientIndex, auth = {}) {
   if (mode === "modern") {
     return {
       "mcp-protocol-version": MODERN_VERSION,
       "mcp-method": "tools/call",
       "mcp-name": "echo",
+      ...auth,
     };
   }
   if (mode === "legacy-stateless")
-    return { "mcp-protocol-version": LEGACY_VERSION };
+    return { "mcp-protocol-version": LEGACY_VERSION, ...auth };
   // legacy-session: initialize → Mcp-Session-Id, then notifications/initialized.
   const initId = `init-${clientIndex}`;
-  const { msg, headers } = await rpc(pool, path, {}, initializeRequest(initId));
+  const { msg, headers } = await rpc(
+    pool,
+    path,
+    auth,
+    initializeRequest(initId),
+  );
   verifyInitialize(msg, initId);
   const sessionId = headers["mcp-session-id"];
   if (!sessionId)
@@ -93,6 +99,7 @@ async function setupClient(pool, path, mode, clientIndex) {
   const h = {
     "mcp-session-id": String(sessionId),
     "mcp-protocol-version": LEGACY_VERSION,
+    ...auth,
   };
   const ack = await post(pool, path, h, initializedNotification);
   if (ack.status !== 202 && ack.status !== 200 && ack.status !== 204) {
@@ -136,9 +143,12 @@ export async function openHttpTarget({ script, args = [], mode, connections }) {
       bodyTimeout: 10_000,
     });
     const path = url.pathname;
+    // A server with authorization prints the bench client's access token ("bearer <token>") before listening.
+    const token = /^bearer (\S+)$/m.exec(child.stderrTail)?.[1];
+    const auth = token ? { authorization: `Bearer ${token}` } : {};
     const clientHeaders = [];
     for (let i = 0; i < connections; i++)
-      clientHeaders.push(await setupClient(pool, path, mode, i));
+      clientHeaders.push(await setupClient(pool, path, mode, i, auth));
     let nextId = 1;
 
     const window = async (sec) => {

@@ -91,10 +91,17 @@ function loadManifest() {
   }
   if (!isObject(m)) fail("mcp.json: must be a JSON object");
   for (const key of ["name", "version"]) if (typeof m[key] !== "string" || !m[key]) fail(`mcp.json: "${key}" must be a non-empty string`);
+  if (m.authorization !== undefined && m.authorization !== "oauth") fail(`mcp.json: "authorization" must be "oauth" (an OAuth 2.1 resource server over HTTP) or absent, not ${JSON.stringify(m.authorization)}`);
   m.tools ??= [];
   m.prompts ??= [];
   m.resources ??= [];
   m.resourceTemplates ??= [];
+  // "scopes": the OAuth scopes a caller needs (HTTP with authorization), each a scope-token of RFC 6749 §3.3.
+  const checkScopes = (what, scopes) => {
+    if (scopes === undefined) return;
+    if (!Array.isArray(scopes) || scopes.some((x) => typeof x !== "string" || !/^[\x21\x23-\x5B\x5D-\x7E]+$/.test(x)))
+      fail(`mcp.json: ${what}: "scopes" must be an array of OAuth scope names (printable ASCII, no spaces, quotes or backslashes)`);
+  };
   const seen = new Map();
   const unique = (kind, key, id) => {
     const k = `${kind}:${key}`;
@@ -105,6 +112,7 @@ function loadManifest() {
     if (typeof t.name !== "string" || !/^[A-Za-z0-9_./-]{1,64}$/.test(t.name)) fail(`mcp.json: tool name ${JSON.stringify(t.name)} must be 1-64 characters of A-Z a-z 0-9 _ . / -`);
     if (!isObject(t.inputSchema) || t.inputSchema.type !== "object") fail(`mcp.json: tool ${t.name}: inputSchema must be a JSON Schema with "type": "object"`);
     if (t.outputSchema !== undefined && (!isObject(t.outputSchema) || t.outputSchema.type !== "object")) fail(`mcp.json: tool ${t.name}: outputSchema must be a JSON Schema with "type": "object"`);
+    checkScopes(`tool ${t.name}`, t.scopes);
     unique("tool", fileName(t.name), t.name);
     unique("tool type", pascal(t.name), t.name);
   }
@@ -113,16 +121,19 @@ function loadManifest() {
     p.arguments ??= [];
     for (const a of p.arguments)
       if (typeof a.name !== "string" || !/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(a.name)) fail(`mcp.json: prompt ${p.name}: argument name ${JSON.stringify(a.name)} must be an identifier`);
+    checkScopes(`prompt ${p.name}`, p.scopes);
     unique("prompt", fileName(p.name), p.name);
     unique("prompt type", pascal(p.name), p.name);
   }
   for (const r of m.resources) {
     if (typeof r.uri !== "string" || typeof r.name !== "string") fail("mcp.json: every resource needs a uri and a name");
+    checkScopes(`resource ${r.name}`, r.scopes);
     unique("resource", fileName(r.name), r.name);
     unique("resource type", pascal(r.name), r.name);
   }
   for (const r of m.resourceTemplates) {
     if (typeof r.uriTemplate !== "string" || typeof r.name !== "string") fail("mcp.json: every resource template needs a uriTemplate and a name");
+    checkScopes(`resource template ${r.name}`, r.scopes);
     r.variables = templateVariables(r.uriTemplate);
     for (const v of r.complete ?? []) if (!r.variables.includes(v)) fail(`mcp.json: resource template ${r.name}: "complete" names ${v}, which is not a variable of ${r.uriTemplate}`);
     unique("resource", fileName(r.name), r.name);
@@ -216,6 +227,7 @@ async function build(m) {
       outputSchema: t.outputSchema,
       annotations: t.annotations,
       _meta: t._meta,
+      scopes: t.scopes,
     };
     for (const k of Object.keys(def)) if (def[k] === undefined) delete def[k];
     body.push(
@@ -253,6 +265,7 @@ async function build(m) {
       title: p.title,
       description: p.description,
       arguments: p.arguments.map(({ complete, ...a }) => a),
+      scopes: p.scopes,
     };
     for (const k of Object.keys(def)) if (def[k] === undefined) delete def[k];
     body.push(
@@ -285,6 +298,7 @@ async function build(m) {
       mimeType: r.mimeType,
       size: r.size,
       annotations: r.annotations,
+      scopes: r.scopes,
     };
     for (const k of Object.keys(def)) if (def[k] === undefined) delete def[k];
     body.push(`  const ${id}_impl: H.${P}Resource = ${id};`, `  server.resource({ ...${literal(def)}, read: (uri, ctx) => ${id}_impl.read(uri, ctx) });`);
@@ -315,6 +329,7 @@ async function build(m) {
       description: r.description,
       mimeType: r.mimeType,
       annotations: r.annotations,
+      scopes: r.scopes,
     };
     for (const k of Object.keys(def)) if (def[k] === undefined) delete def[k];
     body.push(

@@ -24,6 +24,7 @@ export function serveStdio(server: McpServer, options?: StdioOptions): Promise<v
   return serveStdioCore(protocolCore(server), options);
 }
 export type { HandlerOptions, HttpOptions } from "./transport/http/options.js";
+export type { AuthorizationOptions, VerifyContext } from "./transport/http/authorization.js";
 export type { HttpHandle, NodeHandler } from "./transport/http/node.js";
 export type { FetchHandler } from "./transport/http/fetch.js";
 export type { CloseOptions } from "./transport/http/endpoint.js";
@@ -73,13 +74,27 @@ function lazyHandler<H extends ((...args: never[]) => unknown) & { close(options
   wrap: (current: () => H | Promise<H>) => (...args: Parameters<H>) => unknown,
 ): H {
   let loaded: H | undefined;
-  void load.then((h) => (loaded = h));
+  // A load that fails rejects every request's promise; it is not also an unhandled rejection.
+  load.then(
+    (h) => (loaded = h),
+    () => {},
+  );
   return Object.assign(
     wrap(() => loaded ?? load),
     { close: (options?: CloseOptions) => load.then((h) => h.close(options)) },
   ) as unknown as H;
 }
+/** A handler cannot derive its public URL: with authorization it must be given (thrown at once, not at the first request). */
+function checkHandlerOptions(options: HandlerOptions | undefined, what: string): void {
+  const auth = options?.authorization;
+  if (auth && (!auth.issuer || !auth.resource)) {
+    throw new TypeError(
+      `${what}: authorization.${auth.issuer ? "resource" : "issuer"} is required (resource: the canonical URI of this MCP server, e.g. https://mcp.example.com/mcp, the audience its tokens must name)`,
+    );
+  }
+}
 McpServer.prototype.nodeHandler = function (this: McpServer, options?: HandlerOptions) {
+  checkHandlerOptions(options, "nodeHandler");
   return lazyHandler<NodeHandler>(
     import("./transport/http/node.js").then((m) => m.nodeHandler(protocolCore(this), options)),
     (current) => (req, res, next) => {
@@ -89,6 +104,7 @@ McpServer.prototype.nodeHandler = function (this: McpServer, options?: HandlerOp
   );
 };
 McpServer.prototype.fetchHandler = function (this: McpServer, options?: HandlerOptions) {
+  checkHandlerOptions(options, "fetchHandler");
   return lazyHandler<FetchHandler>(
     import("./transport/http/fetch.js").then((m) => m.fetchHandler(protocolCore(this), options)),
     (current) => (request) => {

@@ -17,7 +17,7 @@ import { ClientRequests } from "./client-requests.js";
 import { dispatcherFor, type Dispatcher } from "./dispatch.js";
 import { randomId } from "./mrtr.js";
 import { changeNotification, handshake, markInitialized, type LegacyPeer, type LegacySession } from "./legacy-session.js";
-import type { InFlight, RequestScope, Sink } from "./request.js";
+import type { InFlight, Principal, RequestScope, Sink } from "./request.js";
 
 export { META_PROTOCOL_VERSION, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_SUBSCRIPTION_ID } from "../wire/meta.js";
 export type { Sink } from "./request.js";
@@ -58,14 +58,15 @@ export class Connection implements LegacyPeer {
 
   /**
    * Receive one parsed JSON value (a message or a batch). Answers go to `sink` (default: the link's output).
-   * `route`, when the transport classified the message already (HTTP), is used as it is. Resolves when the value is
+   * `route`, when the transport classified the message already (HTTP), is used as it is; `principal`, the verified
+   * principal of the HTTP request that carried it (authorization), goes into each request's scope. Resolves when the value is
    * answered; never rejects.
    */
-  receive(value: unknown, sink: Sink = this.out, route?: Classification): Promise<void> {
+  receive(value: unknown, sink: Sink = this.out, route?: Classification, principal?: Principal): Promise<void> {
     return this.admission.enter(async (admit, settled) => {
       try {
-        if (Array.isArray(value)) await this.receiveBatch(value, sink, admit);
-        else await this.receiveOne(value, sink, admit, route);
+        if (Array.isArray(value)) await this.receiveBatch(value, sink, admit, principal);
+        else await this.receiveOne(value, sink, admit, route, principal);
       } catch (err) {
         // A bug of the runtime's own: logged, and a request still gets an answer (-32603), so no client waits forever.
         console.error(`mcp runtime: ${String((err as Error)?.stack ?? err)}`);
@@ -149,7 +150,7 @@ export class Connection implements LegacyPeer {
   // ---- the message's path ----
 
   /** JSON-RPC batches only in 2025-03-26. spec/2025-03-26/basic/index.mdx#batching, spec/2025-06-18/changelog.mdx */
-  private async receiveBatch(batch: unknown[], sink: Sink, release: () => void): Promise<void> {
+  private async receiveBatch(batch: unknown[], sink: Sink, release: () => void, principal?: Principal): Promise<void> {
     const revision = this.session?.revision;
     if (!revision || !supportsBatches(revision) || batch.length === 0) {
       const why = batch.length === 0 ? "an empty batch" : `JSON-RPC batches are not supported in revision ${revision ?? "(before initialize)"}`;
@@ -163,7 +164,7 @@ export class Connection implements LegacyPeer {
       let admit!: () => void;
       const admitted = new Promise<void>((r) => (admit = r));
       // Every message of a batch is the session's (batches exist only in a legacy revision).
-      const d = this.receiveOne(m, collector, admit, { kind: "legacy", revision });
+      const d = this.receiveOne(m, collector, admit, { kind: "legacy", revision }, principal);
       done.push(d);
       await Promise.race([admitted, d]);
     }
@@ -173,7 +174,7 @@ export class Connection implements LegacyPeer {
     if (responses.length) sink.send(responses as unknown as JsonRpcMessage);
   }
 
-  private receiveOne(value: unknown, sink: Sink, admit: () => void, route?: Classification): Promise<void> | void {
+  private receiveOne(value: unknown, sink: Sink, admit: () => void, route?: Classification, principal?: Principal): Promise<void> | void {
     const inbound = inspect(value);
     switch (inbound.type) {
       case "invalid":
@@ -185,27 +186,30 @@ export class Connection implements LegacyPeer {
       case "notification":
         return this.notification(inbound.message.method, inbound.message.params);
       case "request":
-        return this.request(inbound.message, sink, admit, route);
+        return this.request(inbound.message, sink, admit, route, principal);
     }
   }
 
   /** The classifier decides (protocol/classify.ts); nothing here re-derives the era. */
-  private request(req: JsonRpcRequest, sink: Sink, admit: () => void, decided?: Classification): Promise<void> | void {
+  private request(req: JsonRpcRequest, sink: Sink, admit: () => void, decided?: Classification, principal?: Principal): Promise<void> | void {
     const route = decided ?? classify({ kind: "request", method: req.method, params: req.params }, { transport: this.transport, session: this.session, served: this.server.eras });
     switch (route.kind) {
       case "reject":
         return sink.send(errorResponse(route.revision, req.id, route.error.code, route.error.message, route.error.data));
       case "legacy":
-        return this.legacyRequest(req, sink, admit);
+        return this.legacyRequest(req, sink, admit, principal);
       case "modern": {
         const meta = route.meta!;
-        return this.dispatcher.dispatch({ revision: route.revision, req, sink, clientCapabilities: meta.clientCapabilities, clientInfo: meta.clientInfo, meta: meta.raw, peer: this }, admit);
+        return this.dispatcher.dispatch(
+          { revision: route.revision, req, sink, clientCapabilities: meta.clientCapabilities, clientInfo: meta.clientInfo, meta: meta.raw, peer: this, principal },
+          admit,
+        );
       }
     }
   }
 
   /** Legacy: the handshake, pings before it, and the session's requests. spec/2025-11-25/basic/lifecycle.mdx */
-  private legacyRequest(req: JsonRpcRequest, sink: Sink, admit: () => void): Promise<void> | void {
+  private legacyRequest(req: JsonRpcRequest, sink: Sink, admit: () => void, principal?: Principal): Promise<void> | void {
     if (req.method === "initialize") {
       return handshake(this.server, this.session, req).then(({ response, session }) => {
         if (session) this.session = session;
@@ -219,7 +223,7 @@ export class Connection implements LegacyPeer {
       const revision = this.server.eras.legacy.at(-1) ?? this.fallbackRevision;
       return sink.send(errorResponse(revision, req.id, errorCode(revision, "INVALID_REQUEST")!, "Invalid Request: the session is not initialized; send initialize first"));
     }
-    return this.dispatcher.dispatch({ revision: session.revision, req, sink, clientCapabilities: session.clientCapabilities, clientInfo: session.clientInfo, peer: this }, admit);
+    return this.dispatcher.dispatch({ revision: session.revision, req, sink, clientCapabilities: session.clientCapabilities, clientInfo: session.clientInfo, peer: this, principal }, admit);
   }
 
   private notification(method: string, params: Record<string, unknown> | undefined): void {

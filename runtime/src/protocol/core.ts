@@ -9,7 +9,8 @@ import { headerParams, type HeaderParam } from "../wire/headers.js";
 import type { ServedRevisions } from "./classify.js";
 import { Connection, type ConnectionOptions } from "./connection.js";
 import { dispatcherFor } from "./dispatch.js";
-import type { InFlight, Sink } from "./request.js";
+import type { InFlight, Principal, Sink } from "./request.js";
+import { declaredScopes, scopesFor } from "../server/authorization.js";
 import type { Classification } from "./classify.js";
 import type { Revision } from "../rules.js";
 
@@ -21,7 +22,11 @@ export interface ProtocolCore {
   /** A new peer link whose answers go to `sink`. */
   connect(sink: Sink, options?: ConnectionOptions): Connection;
   /** A modern request classified by an HTTP endpoint: dispatched statelessly, no link. Resolves when answered. */
-  serveModern(value: unknown, route: Classification & { kind: "modern" }, sink: Sink, flight: InFlight, listens?: Set<() => void>): Promise<void> | void;
+  serveModern(value: unknown, route: Classification & { kind: "modern" }, sink: Sink, flight: InFlight, listens?: Set<() => void>, principal?: Principal): Promise<void> | void;
+  /** HTTP with authorization: the scopes the feature a request names declares (tools/call, prompts/get, resources/read). */
+  requiredScopes(method: string, params: Record<string, unknown> | undefined): readonly string[] | undefined;
+  /** Every scope the server's tools, prompts and resources declare. */
+  declaredScopes(): readonly string[];
   /** HTTP: the Mcp-Param headers tool `toolName` declares (spec/2026-07-28/basic/transports/streamable-http.mdx#custom-headers-from-tool-parameters). */
   paramHeaders(toolName: string): readonly HeaderParam[] | undefined;
 }
@@ -41,7 +46,9 @@ export function protocolCore(server: McpServer): ProtocolCore {
         return server.eras;
       },
       connect: (sink, options) => new Connection(server, sink, options),
-      serveModern: (value, route, sink, flight, listens) => dispatcherFor(server).serveModern(value, route, sink, flight, listens),
+      serveModern: (value, route, sink, flight, listens, principal) => dispatcherFor(server).serveModern(value, route, sink, flight, listens, principal),
+      requiredScopes: (method, params) => scopesFor(server, method, params),
+      declaredScopes: () => declaredScopes(server),
       paramHeaders(toolName) {
         const tool = server.tools.get(toolName);
         if (!tool) return undefined;

@@ -38,7 +38,7 @@ import type { Classification } from "./classify.js";
 import { HandlerContext } from "./context.js";
 import { askInRound, inputRequired, openRound } from "./input-rounds.js";
 import { listen } from "./listen.js";
-import { InFlight, type RequestScope, type Sink } from "./request.js";
+import { InFlight, type Principal, type RequestScope, type Sink } from "./request.js";
 import { Tasks, declaresTasksExtension, missingTasksExtension, tasksFor } from "./tasks.js";
 
 type Result = Record<string, unknown>;
@@ -51,16 +51,16 @@ type MethodHandler = (server: McpServer, params: Result, ctx: HandlerContext) =>
 const METHODS: Readonly<Record<string, MethodHandler>> = {
   ping: () => ({}),
   "server/discover": (s, _p, ctx) => s.discover(ctx.revision),
-  "tools/list": (s, p, ctx) => listTools(s, ctx.revision, p),
+  "tools/list": (s, p, ctx) => listTools(s, ctx.revision, p, ctx.principal),
   "tools/call": (s, p, ctx) => tasksFor(s).callTool(p, ctx),
-  "resources/list": (s, p, ctx) => listResources(s, ctx.revision, p),
-  "resources/templates/list": (s, p, ctx) => listResourceTemplates(s, ctx.revision, p),
+  "resources/list": (s, p, ctx) => listResources(s, ctx.revision, p, ctx.principal),
+  "resources/templates/list": (s, p, ctx) => listResourceTemplates(s, ctx.revision, p, ctx.principal),
   "resources/read": (s, p, ctx) => readResource(s, ctx.revision, p, ctx),
   // Legacy-only methods: the revision in force has a session (the rules module removes them from the modern era).
   "resources/subscribe": (_s, p, ctx) => (ctx.scope.peer!.session!.subscriptions.add(p.uri as string), {}),
   "resources/unsubscribe": (_s, p, ctx) => (ctx.scope.peer!.session!.subscriptions.delete(p.uri as string), {}),
   "logging/setLevel": (_s, p, ctx) => ((ctx.scope.peer!.session!.logLevel = p.level as LoggingLevel), {}),
-  "prompts/list": (s, p, ctx) => listPrompts(s, ctx.revision, p),
+  "prompts/list": (s, p, ctx) => listPrompts(s, ctx.revision, p, ctx.principal),
   "prompts/get": (s, p, ctx) => getPrompt(s, ctx.revision, p, ctx),
   "completion/complete": (s, p, ctx) => complete(s, ctx.revision, p),
   // Task methods: which exist in the revision in force is the rules module's (taskMethods).
@@ -122,7 +122,7 @@ export class Dispatcher {
    * A modern request over HTTP, classified by the endpoint: no link, no session, nothing kept after it is answered.
    * `flight` is the exchange's, so that a disconnect cancels it. Resolves when answered (or cancelled).
    */
-  serveModern(value: unknown, route: Classification & { kind: "modern" }, sink: Sink, flight: InFlight, listens?: Set<() => void>): Promise<void> | void {
+  serveModern(value: unknown, route: Classification & { kind: "modern" }, sink: Sink, flight: InFlight, listens?: Set<() => void>, principal?: Principal): Promise<void> | void {
     const inbound = inspect(value);
     if (inbound.type !== "request") {
       const id = inbound.type === "invalid" ? inbound.id : undefined;
@@ -130,7 +130,17 @@ export class Dispatcher {
       return sink.send(errorResponse(route.revision, id, errorCode(route.revision, "INVALID_REQUEST")!, `Invalid Request: ${reason}`));
     }
     const meta = route.meta!;
-    const scope: RequestScope = { revision: route.revision, req: inbound.message, sink, clientCapabilities: meta.clientCapabilities, clientInfo: meta.clientInfo, meta: meta.raw, flight, listens };
+    const scope: RequestScope = {
+      revision: route.revision,
+      req: inbound.message,
+      sink,
+      clientCapabilities: meta.clientCapabilities,
+      clientInfo: meta.clientInfo,
+      meta: meta.raw,
+      flight,
+      listens,
+      principal,
+    };
     return this.dispatch(scope, noop);
   }
 
@@ -178,7 +188,7 @@ export class Dispatcher {
     const mrtr = !serverMaySendRequests(revision) && mayAnswerInputRequired(revision, method);
     if (mrtr && (params.requestState !== undefined || params.inputResponses !== undefined)) {
       try {
-        flight.round = openRound(this.server.requestStateCodec, revision, method, params, validators);
+        flight.round = openRound(this.server.requestStateCodec, revision, method, params, validators, scope.principal?.subject);
       } catch (err) {
         peer?.inFlight.delete(req.id);
         return sink.send(this.errorFor(revision, req.id, err));
@@ -212,7 +222,8 @@ export class Dispatcher {
       // A run that asked for input the client has not given answers input_required, unless it failed for a reason of
       // its own (a missing client capability is -32021: the request cannot proceed whatever the answers).
       const ownFailure = failed && (failure instanceof MissingCapabilityError || failure instanceof McpError);
-      if (flight.round?.asked.size && !ownFailure) result = inputRequired(this.server.requestStateCodec, this.server.options.requestStateTtlMs, req.method, req.params ?? {}, flight.round);
+      if (flight.round?.asked.size && !ownFailure)
+        result = inputRequired(this.server.requestStateCodec, this.server.options.requestStateTtlMs, req.method, req.params ?? {}, flight.round, scope.principal?.subject);
       else if (failed) throw failure;
       const encoded = encodeResult(revision, req.method, result!, this.server);
       if (this.server.validateResults) {
@@ -301,7 +312,7 @@ export class Dispatcher {
     }
     const validators = ctx.mrtrValidators;
     if (!validators) return Promise.reject(new McpError(errorCode(revision, "INTERNAL_ERROR")!, `${method}: ${scope.req.method} cannot ask the client for input in ${revision}`));
-    const round = (flight.round ??= openRound(this.server.requestStateCodec, revision, scope.req.method, scope.req.params ?? {}, validators));
+    const round = (flight.round ??= openRound(this.server.requestStateCodec, revision, scope.req.method, scope.req.params ?? {}, validators, scope.principal?.subject));
     return askInRound(round, method, capability, params, options);
   }
 

@@ -25,14 +25,15 @@ export interface InputRound {
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /**
- * Open a round: verify `requestState` (attacker-controlled: tampered, expired or foreign state is -32602) and gather
- * the answers. Throws McpError.
+ * Open a round: verify `requestState` (attacker-controlled: tampered, expired or foreign state is -32602, and so is
+ * a state sealed for another principal `subject`) and gather the answers. Throws McpError.
  */
-export function openRound(codec: RequestStateCodec, revision: Revision, method: string, params: Record<string, unknown>, validators: DispatchValidators): InputRound {
+export function openRound(codec: RequestStateCodec, revision: Revision, method: string, params: Record<string, unknown>, validators: DispatchValidators, subject?: string): InputRound {
   let answers: Record<string, unknown> = {};
   if (params.requestState !== undefined) {
     const payload = codec.open(params.requestState as string);
-    if (!payload || payload.m !== method || payload.d !== paramsDigest(params)) {
+    // Bound to the principal: the answers a user gave are never replayed under another user's token.
+    if (!payload || payload.m !== method || payload.d !== paramsDigest(params) || payload.s !== subject) {
       throw new McpError(errorCode(revision, "INVALID_PARAMS")!, "Invalid params: requestState failed verification (tampered, expired, or from another request)");
     }
     answers = payload.a;
@@ -42,8 +43,8 @@ export function openRound(codec: RequestStateCodec, revision: Revision, method: 
 }
 
 /** The `input_required` result of a round that asked: every ask, and the answers used so far sealed for the retry. */
-export function inputRequired(codec: RequestStateCodec, ttlMs: number, method: string, params: Record<string, unknown>, round: InputRound): Record<string, unknown> {
-  const requestState = codec.seal({ m: method, d: paramsDigest(params), e: Date.now() + ttlMs, a: round.used, q: [...round.asked.keys()] });
+export function inputRequired(codec: RequestStateCodec, ttlMs: number, method: string, params: Record<string, unknown>, round: InputRound, subject?: string): Record<string, unknown> {
+  const requestState = codec.seal({ m: method, d: paramsDigest(params), e: Date.now() + ttlMs, a: round.used, q: [...round.asked.keys()], s: subject });
   return { resultType: "input_required", inputRequests: Object.fromEntries(round.asked), requestState };
 }
 

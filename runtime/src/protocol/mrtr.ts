@@ -9,7 +9,7 @@
  *
  * `requestState` is attacker-controlled input, so it is integrity-protected
  * (HMAC-SHA256) and bound to the originating method, a digest of its
- * parameters and an expiry — never to a connection or process, so a retry
+ * parameters, an expiry and (with authorization) the principal's subject — never to a connection or process, so a retry
  * may reach any process that shares the secret.
  */
 import { createRequire } from "node:module";
@@ -39,6 +39,8 @@ export interface RequestStatePayload {
   a: Record<string, unknown>;
   /** Keys asked in the round that produced this state. */
   q: string[];
+  /** The principal's subject (HTTP with authorization): a state replayed under another subject's token is refused. */
+  s?: string;
 }
 
 /** JSON with sorted object keys, so equal values digest equally. */

@@ -74,4 +74,4 @@ export interface RequestScope {
   readonly listens?: Set<() => void>;
 }
 
-export type { RequestId };
+export type { RequestId, Principal };

@@ -173,7 +173,7 @@ export class Tasks {
     const tool = this.server.tools.get(params.name as string);
     if (!tool || !inRevision(tool, revision)) return callTool(this.server, revision, params, ctx);
     if (this.mode(revision, tool, params, ctx) === "plain") return callTool(this.server, revision, params, ctx);
-    const call = resolveToolCall(this.server, revision, params);
+    const call = resolveToolCall(this.server, revision, params, ctx.principal);
     if ("result" in call) return call.result;
     return this.start(tool, call.args, params, ctx);
   }

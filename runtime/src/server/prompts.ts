@@ -4,11 +4,12 @@ import { conform } from "../wire/encode.js";
 import { type Revision, errorCode } from "../rules.js";
 import { page } from "./pagination.js";
 import { type Registry, inRevision, isPlainObject } from "./registry.js";
-import type { RequestContext } from "./types.js";
+import type { Principal, RequestContext } from "./types.js";
+import { allowed, privateList, requireScopes } from "./authorization.js";
 
-export function listPrompts(registry: Registry, revision: Revision, params?: Record<string, unknown>): Record<string, unknown> {
+export function listPrompts(registry: Registry, revision: Revision, params?: Record<string, unknown>, principal?: Principal): Record<string, unknown> {
   const all = [...registry.prompts.values()]
-    .filter((p) => inRevision(p, revision))
+    .filter((p) => inRevision(p, revision) && allowed(p, principal))
     .map((p) =>
       conform(revision, "Prompt", {
         name: p.name,
@@ -20,7 +21,7 @@ export function listPrompts(registry: Registry, revision: Revision, params?: Rec
       }),
     );
   const { items, nextCursor } = page("prompts", all, params, revision, registry.options.pageSize);
-  return { prompts: items, ...(nextCursor ? { nextCursor } : {}) };
+  return privateList({ prompts: items, ...(nextCursor ? { nextCursor } : {}) }, revision, "prompts/list", principal);
 }
 
 /** Get a prompt: its required arguments must be given, and its handler must return a messages array. */
@@ -30,6 +31,7 @@ export async function getPrompt(registry: Registry, revision: Revision, params: 
   const prompt = found && inRevision(found, revision) ? found : undefined;
   const invalid = errorCode(revision, "INVALID_PARAMS")!;
   if (!prompt) throw new McpError(invalid, `Unknown prompt: ${name}`);
+  requireScopes(prompt, ctx.principal, revision, `prompt ${name}`);
   const args = (params.arguments ?? {}) as Record<string, string>;
   for (const a of prompt.arguments ?? []) {
     if (a.required && typeof args[a.name] !== "string") throw new McpError(invalid, `Missing required argument ${a.name} of prompt ${name}`);

@@ -5,11 +5,12 @@ import { type Revision, resourceNotFoundCode } from "../rules.js";
 import { ResourceNotFoundError } from "./errors.js";
 import { page } from "./pagination.js";
 import { type Registry, inRevision, isPlainObject } from "./registry.js";
-import type { RequestContext, ResourceResult } from "./types.js";
+import type { Principal, RequestContext, ResourceResult } from "./types.js";
+import { allowed, privateList, requireScopes } from "./authorization.js";
 
-export function listResources(registry: Registry, revision: Revision, params?: Record<string, unknown>): Record<string, unknown> {
+export function listResources(registry: Registry, revision: Revision, params?: Record<string, unknown>, principal?: Principal): Record<string, unknown> {
   const all = [...registry.resources.values()]
-    .filter((r) => inRevision(r, revision))
+    .filter((r) => inRevision(r, revision) && allowed(r, principal))
     .map((r) =>
       conform(revision, "Resource", {
         uri: r.uri,
@@ -24,12 +25,12 @@ export function listResources(registry: Registry, revision: Revision, params?: R
       }),
     );
   const { items, nextCursor } = page("resources", all, params, revision, registry.options.pageSize);
-  return { resources: items, ...(nextCursor ? { nextCursor } : {}) };
+  return privateList({ resources: items, ...(nextCursor ? { nextCursor } : {}) }, revision, "resources/list", principal);
 }
 
-export function listResourceTemplates(registry: Registry, revision: Revision, params?: Record<string, unknown>): Record<string, unknown> {
+export function listResourceTemplates(registry: Registry, revision: Revision, params?: Record<string, unknown>, principal?: Principal): Record<string, unknown> {
   const all = registry.templates
-    .filter(({ def: t }) => inRevision(t, revision))
+    .filter(({ def: t }) => inRevision(t, revision) && allowed(t, principal))
     .map(({ def: t }) =>
       conform(revision, "ResourceTemplate", {
         uriTemplate: t.uriTemplate,
@@ -43,7 +44,7 @@ export function listResourceTemplates(registry: Registry, revision: Revision, pa
       }),
     );
   const { items, nextCursor } = page("templates", all, params, revision, registry.options.pageSize);
-  return { resourceTemplates: items, ...(nextCursor ? { nextCursor } : {}) };
+  return privateList({ resourceTemplates: items, ...(nextCursor ? { nextCursor } : {}) }, revision, "resources/templates/list", principal);
 }
 
 /** Read a resource: a registered URI first, then the templates in registration order. */
@@ -52,11 +53,17 @@ export async function readResource(registry: Registry, revision: Revision, param
   try {
     const found = registry.resources.get(uri);
     const direct = found && inRevision(found, revision) ? found : undefined;
-    if (direct) return checkContents(revision, uri, await direct.read(uri, ctx));
+    if (direct) {
+      requireScopes(direct, ctx.principal, revision, `resource ${uri}`);
+      return checkContents(revision, uri, await direct.read(uri, ctx));
+    }
     for (const { def, template } of registry.templates) {
       if (!inRevision(def, revision)) continue;
       const vars = template.match(uri);
-      if (vars) return checkContents(revision, uri, await def.read(uri, vars, ctx));
+      if (vars) {
+        requireScopes(def, ctx.principal, revision, `resource ${uri}`);
+        return checkContents(revision, uri, await def.read(uri, vars, ctx));
+      }
     }
   } catch (err) {
     if (err instanceof ResourceNotFoundError) throw resourceNotFound(revision, err.uri);

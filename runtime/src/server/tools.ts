@@ -6,11 +6,12 @@ import { MissingCapabilityError } from "./errors.js";
 import { page } from "./pagination.js";
 import { type CompiledTool, type Registry, inRevision, isPlainObject } from "./registry.js";
 import { compileSchema } from "./schema.js";
-import type { RequestContext, ToolResult } from "./types.js";
+import type { Principal, RequestContext, ToolResult } from "./types.js";
+import { allowed, privateList, requireScopes } from "./authorization.js";
 
-export function listTools(registry: Registry, revision: Revision, params?: Record<string, unknown>): Record<string, unknown> {
+export function listTools(registry: Registry, revision: Revision, params?: Record<string, unknown>, principal?: Principal): Record<string, unknown> {
   const all = [...registry.tools.values()]
-    .filter((t) => servedIn(t, revision))
+    .filter((t) => servedIn(t, revision) && allowed(t, principal))
     .map((t) => {
       let outputSchema = t.outputSchema;
       // An outputSchema whose values are not objects cannot be honoured where structuredContent must be an object.
@@ -29,11 +30,11 @@ export function listTools(registry: Registry, revision: Revision, params?: Recor
       });
     });
   const { items, nextCursor } = page("tools", all, params, revision, registry.options.pageSize);
-  return { tools: items, ...(nextCursor ? { nextCursor } : {}) };
+  return privateList({ tools: items, ...(nextCursor ? { nextCursor } : {}) }, revision, "tools/list", principal);
 }
 
 export function callTool(registry: Registry, revision: Revision, params: Record<string, unknown>, ctx: RequestContext): Record<string, unknown> | Promise<Record<string, unknown>> {
-  const call = resolveToolCall(registry, revision, params);
+  const call = resolveToolCall(registry, revision, params, ctx.principal);
   if ("result" in call) return call.result;
   return runTool(revision, call.tool, call.args, ctx);
 }
@@ -47,12 +48,13 @@ export function servedIn(tool: CompiledTool, revision: Revision): boolean {
  * The tool a tools/call names and its checked arguments, or the result that answers it at once (invalid arguments,
  * from 2025-11-25). Throws McpError: an unknown tool, or (up to 2025-06-18) invalid arguments.
  */
-export function resolveToolCall(registry: Registry, revision: Revision, params: Record<string, unknown>): { tool: CompiledTool; args: Record<string, unknown> } | { result: Record<string, unknown> } {
+export function resolveToolCall(registry: Registry, revision: Revision, params: Record<string, unknown>, principal: Principal | undefined): { tool: CompiledTool; args: Record<string, unknown> } | { result: Record<string, unknown> } {
   const name = params.name as string;
   const found = registry.tools.get(name);
   const tool = found && servedIn(found, revision) ? found : undefined;
   // Unknown tool: a protocol error in every revision. spec/2025-11-25/server/tools.mdx#error-handling
   if (!tool) throw new McpError(errorCode(revision, "INVALID_PARAMS")!, `Unknown tool: ${name}`);
+  requireScopes(tool, principal, revision, `tool ${name}`);
   const args = (params.arguments ?? {}) as Record<string, unknown>;
   tool.input ??= compileSchema(tool.inputSchema as Record<string, unknown>);
   if (!tool.input(args)) {

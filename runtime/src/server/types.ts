@@ -175,6 +175,11 @@ export interface TaskOptions {
 }
 
 export interface ToolDefinition<Args = Record<string, unknown>> {
+  /**
+   * OAuth scopes a caller needs (HTTP with authorization): lists show it only to a principal holding them all, and a
+   * call without them is refused with 403 insufficient_scope naming them. Ignored without authorization (and on stdio).
+   */
+  scopes?: readonly string[];
   /** Revisions in which it exists (listed and callable); default every revision the server serves. */
   revisions?: readonly Revision[];
   name: string;
@@ -197,6 +202,11 @@ export interface ToolDefinition<Args = Record<string, unknown>> {
 }
 
 export interface ResourceDefinition {
+  /**
+   * OAuth scopes a caller needs (HTTP with authorization): lists show it only to a principal holding them all, and a
+   * call without them is refused with 403 insufficient_scope naming them. Ignored without authorization (and on stdio).
+   */
+  scopes?: readonly string[];
   /** Revisions in which it exists (listed and callable); default every revision the server serves. */
   revisions?: readonly Revision[];
   uri: string;
@@ -212,6 +222,11 @@ export interface ResourceDefinition {
 }
 
 export interface ResourceTemplateDefinition {
+  /**
+   * OAuth scopes a caller needs (HTTP with authorization): lists show it only to a principal holding them all, and a
+   * call without them is refused with 403 insufficient_scope naming them. Ignored without authorization (and on stdio).
+   */
+  scopes?: readonly string[];
   /** Revisions in which it exists (listed and callable); default every revision the server serves. */
   revisions?: readonly Revision[];
   /** RFC 6570 URI template, e.g. `test://template/{id}/data`. */
@@ -229,6 +244,11 @@ export interface ResourceTemplateDefinition {
 }
 
 export interface PromptDefinition<Args = Record<string, string>> {
+  /**
+   * OAuth scopes a caller needs (HTTP with authorization): lists show it only to a principal holding them all, and a
+   * call without them is refused with 403 insufficient_scope naming them. Ignored without authorization (and on stdio).
+   */
+  scopes?: readonly string[];
   /** Revisions in which it exists (listed and callable); default every revision the server serves. */
   revisions?: readonly Revision[];
   name: string;

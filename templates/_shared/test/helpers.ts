@@ -25,7 +25,30 @@ export const manifest = JSON.parse(readFileSync(new URL("../mcp.json", import.me
   prompts: { name: string; arguments?: { name: string; required?: boolean; complete?: boolean }[] }[];
   resources: { uri: string; name: string; mimeType?: string }[];
   resourceTemplates: { uriTemplate: string; name: string; complete?: string[] }[];
+  /** "oauth": the HTTP server is an OAuth 2.1 resource server (create-mcp-server --auth oauth). */
+  authorization?: "oauth";
 };
+
+/**
+ * With `"authorization": "oauth"` the HTTP server needs access tokens: the tests run it against a real authorization
+ * server (test/authorization-server.ts, one per test file) and send that server's tokens, with every declared scope.
+ */
+export const OAUTH = manifest.authorization === "oauth";
+type AuthorizationServer = {
+  issuer: string;
+  /** Every scope mcp.json declares. */
+  scopes: string[];
+  clientCredentials(resource: string, scope: string): Promise<string>;
+};
+let authorizationServer: Promise<AuthorizationServer> | undefined;
+export function testAuthorizationServer(): Promise<AuthorizationServer> {
+  // A module of auth projects only, loaded by a computed path so that other projects never resolve it.
+  const path = "./authorization-server.js";
+  authorizationServer ??= import(path).then(async (m) =>
+    Object.assign(await m.startAuthorizationServer(), { scopes: m.SCOPES }),
+  );
+  return authorizationServer;
+}
 
 /** The revisions this project serves, oldest first. */
 export const REVISIONS: Revision[] = manifest.revisions;
@@ -159,10 +182,11 @@ export interface HttpServer {
 }
 
 /** Spawn `node dist/src/main.js --transport http --port 0` and wait for the URL it prints. */
-export function startHttp(): Promise<HttpServer> {
+export async function startHttp(): Promise<HttpServer> {
+  const env = OAUTH ? { ...SERVER_ENV, MCP_AUTH_ISSUER: (await testAuthorizationServer()).issuer } : SERVER_ENV;
   const child = spawn(process.execPath, [MAIN, "--transport", "http", "--host", "127.0.0.1", "--port", "0"], {
     cwd: ROOT,
-    env: SERVER_ENV,
+    env,
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";
@@ -198,7 +222,12 @@ export function startHttp(): Promise<HttpServer> {
 
 /** Connect to a running HTTP server, pinned to `revision`. */
 export async function connectHttp(url: string, revision: Revision): Promise<Connected> {
-  const transport = new StreamableHttpClientTransport(url);
+  let headers: Record<string, string> | undefined;
+  if (OAUTH) {
+    const as = await testAuthorizationServer();
+    headers = { authorization: `Bearer ${await as.clientCredentials(url, as.scopes.join(" "))}` };
+  }
+  const transport = new StreamableHttpClientTransport(url, { headers });
   const client = new McpClient({ transport, revision, capabilities: CLIENT_CAPABILITIES, handlers: CLIENT_HANDLERS });
   await client.connect();
   return { client, close: () => client.close() };

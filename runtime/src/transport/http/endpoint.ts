@@ -21,6 +21,8 @@ import { LegacySseTransport } from "./legacy-sse.js";
 import type { HandlerOptions } from "./options.js";
 import { logError, replyError } from "./respond.js";
 import { AccessPolicy } from "./security.js";
+import { AuthorizationError, ResourceServer, missingScopes, samePrincipal } from "./authorization.js";
+import type { Principal } from "../../protocol/request.js";
 import type { LegacyHttpSession } from "./sessions.js";
 import { SSE_HEADERS } from "./sse.js";
 
@@ -51,17 +53,52 @@ export class HttpEndpoint {
   private timers?: ReturnType<typeof setInterval>[];
   readonly servesLegacy: boolean;
 
-  /** @param bound serveHttp's bound interface and port (see AccessPolicy). */
+  /**
+   * @param bound serveHttp's bound interface and port (see AccessPolicy).
+   * @param defaultResource serveHttp's own URL, the canonical resource URI when `authorization.resource` is not given.
+   * Throws TypeError when `authorization` has no issuer, or no resource and none can be derived.
+   */
   constructor(
     readonly core: ProtocolCore,
     readonly options: HandlerOptions,
     bound?: { host: string; port: () => number },
+    private readonly defaultResource?: () => string,
   ) {
     this.path = options.path;
     this.maxBody = options.maxBodyBytes ?? 4 * 1024 * 1024;
     this.fallback = core.revisions[core.revisions.length - 1];
     this.servesLegacy = core.eras.legacy.length > 0;
     this.access = new AccessPolicy(options, bound);
+    const auth = options.authorization;
+    if (auth) {
+      if (!auth.issuer) throw new TypeError("authorization.issuer is required");
+      if (!auth.resource && !defaultResource) {
+        throw new TypeError("authorization.resource is required: the canonical URI of this MCP server (e.g. https://mcp.example.com/mcp), the audience its tokens must name");
+      }
+      // A resource server made now can say what is wrong with its configuration at once (serveHttp: once listening).
+      if (auth.resource) this.resourceServer = new ResourceServer(auth, auth.resource, () => core.declaredScopes());
+    }
+  }
+
+  private resourceServer?: ResourceServer;
+
+  /** The OAuth 2.1 resource server guarding this endpoint (HandlerOptions.authorization), or undefined. */
+  get auth(): ResourceServer | undefined {
+    const auth = this.options.authorization;
+    if (!auth) return undefined;
+    return (this.resourceServer ??= new ResourceServer(auth, auth.resource ?? this.defaultResource!(), () => this.core.declaredScopes()));
+  }
+
+  /** Answer a refused authorization: its status, `WWW-Authenticate` challenge and a JSON-RPC error body. spec/2025-11-25/basic/authorization.mdx#error-handling */
+  refuse(res: Reply, err: AuthorizationError, id: RequestId | null = null): void {
+    const what = err.status === 401 ? "Unauthorized" : err.status === 403 ? "Forbidden" : "Bad Request";
+    const data = err.error ? { error: err.error, ...(err.scope?.length ? { scope: err.scope.join(" ") } : {}) } : undefined;
+    this.reject(res, err.status, errorCode(this.fallback, "INVALID_REQUEST")!, `${what}: ${err.message}`, id, this.fallback, { "www-authenticate": this.auth!.challenge(err) }, data);
+  }
+
+  /** Whether `principal` may use a session opened by `owner` (without authorization both are undefined: yes). */
+  owns(owner: Principal | undefined, principal: Principal | undefined): boolean {
+    return samePrincipal(owner, principal);
   }
 
   /** Whether a Host check guards this endpoint (the bind warning says when none does). */
@@ -203,6 +240,7 @@ export class HttpEndpoint {
 
   private route(req: Incoming, res: Reply): void {
     const headers = req.headers;
+    const auth = this.auth;
     let url = req.url ?? "/";
     let authority = one(headers.host);
     // An absolute-form target (`POST http://host/mcp`) names the resource and its authority, which replaces Host
@@ -219,39 +257,61 @@ export class HttpEndpoint {
     }
     // DNS rebinding: a loopback server answers only requests addressed to a loopback name.
     if (!this.access.hostAllowed(authority)) return this.invalidRequest(res, 403, `Forbidden: Host ${JSON.stringify(authority ?? "")} is not allowed`);
+    const q = url.indexOf("?");
+    const pathname = q < 0 ? url : url.slice(0, q);
+    // Protected Resource Metadata (and the 2025-03-26 authorization-server metadata): public, for browser clients of
+    // any origin too (RFC 9728 §3). spec/2025-11-25/basic/authorization.mdx#protected-resource-metadata-discovery-requirements
+    if (auth && pathname.startsWith("/.well-known/") && auth.serveMetadata(req.method, pathname, res) !== false) return;
     const origin = one(headers.origin);
     if (origin !== undefined) {
       if (!this.access.originAllowed(origin)) return this.invalidRequest(res, 403, `Forbidden: Origin ${JSON.stringify(origin)} is not allowed`);
       res.setHeader("access-control-allow-origin", origin);
       res.setHeader("vary", "Origin");
-      res.setHeader("access-control-expose-headers", "mcp-session-id");
+      res.setHeader("access-control-expose-headers", auth ? "mcp-session-id, www-authenticate" : "mcp-session-id");
     }
-    const q = url.indexOf("?");
-    const pathname = q < 0 ? url : url.slice(0, q);
+    let serve: ((principal: Principal | undefined) => void) | undefined;
     if (this.options.legacySse) {
-      if (pathname === (this.options.ssePath ?? "/sse") && req.method === "GET") return this.sse.open(req, res);
-      if (pathname === (this.options.messagesPath ?? "/messages") && req.method === "POST") return this.sse.post(req, res, url.slice(q + 1));
+      if (pathname === (this.options.ssePath ?? "/sse") && req.method === "GET") serve = (p) => this.sse.open(req, res, p);
+      else if (pathname === (this.options.messagesPath ?? "/messages") && req.method === "POST") serve = (p) => this.sse.post(req, res, url.slice(q + 1), p);
     }
-    // No path (a mounted handler): whatever reaches the handler is for the endpoint.
-    if (this.path !== undefined && pathname !== this.path) return this.invalidRequest(res, 404, `Not Found: ${pathname}`);
-    switch (req.method) {
-      case "POST":
-        return this.post(req, res);
-      case "GET":
-        return this.legacy.get(req, res);
-      case "DELETE":
-        return this.legacy.delete(req, res);
-      case "OPTIONS":
-        return this.preflight(req, res);
-      default:
-        return this.invalidRequest(res, 405, `Method Not Allowed: ${req.method}`, null, { allow: "GET, POST, DELETE" });
+    if (!serve) {
+      // No path (a mounted handler): whatever reaches the handler is for the endpoint.
+      if (this.path !== undefined && pathname !== this.path) return this.invalidRequest(res, 404, `Not Found: ${pathname}`);
+      switch (req.method) {
+        case "POST":
+          serve = (p) => this.post(req, res, p);
+          break;
+        case "GET":
+          serve = (p) => this.legacy.get(req, res, p);
+          break;
+        case "DELETE":
+          serve = (p) => this.legacy.delete(req, res, p);
+          break;
+        case "OPTIONS":
+          return this.preflight(req, res);
+        default:
+          return this.invalidRequest(res, 405, `Method Not Allowed: ${req.method}`, null, { allow: "GET, POST, DELETE" });
+      }
     }
+    if (!auth) return serve(undefined);
+    // Every request carries the token, also within a session (spec/2025-11-25/basic/authorization.mdx#token-requirements):
+    // verified before anything of the message is read.
+    auth.authenticate(headers).then(
+      (principal) => {
+        try {
+          serve(principal);
+        } catch (err) {
+          this.internalError(res, err);
+        }
+      },
+      (err) => (err instanceof AuthorizationError ? this.refuse(res, err) : this.internalError(res, err)),
+    );
   }
 
   private preflight(req: Incoming, res: Reply): void {
     res.setHeader("access-control-allow-methods", "GET, POST, DELETE");
     const asked = one(req.headers["access-control-request-headers"]);
-    res.setHeader("access-control-allow-headers", asked ?? "content-type, accept, mcp-session-id, mcp-protocol-version, mcp-method, mcp-name, last-event-id");
+    res.setHeader("access-control-allow-headers", asked ?? "content-type, accept, authorization, mcp-session-id, mcp-protocol-version, mcp-method, mcp-name, last-event-id");
     res.setHeader("access-control-max-age", "600");
     res.writeHead(204).end();
   }
@@ -288,13 +348,15 @@ export class HttpEndpoint {
     );
   }
 
-  private post(req: Incoming, res: Reply): void {
+  private post(req: Incoming, res: Reply, principal: Principal | undefined): void {
     const accept = parseAccept(one(req.headers.accept));
     this.readJson(req, res, accept, (value) => {
       if (!Array.isArray(value) && !isObject(value)) return this.invalidRequest(res, 400, "Invalid Request: the body must be a JSON-RPC message");
       const headers = req.headers;
       const sid = this.servesLegacy ? one(headers["mcp-session-id"]) : undefined;
-      const session = sid === undefined ? undefined : this.legacy.sessions.get(sid);
+      const found = sid === undefined ? undefined : this.legacy.sessions.get(sid);
+      // A session is served only to the principal that opened it; to anyone else it does not exist (404).
+      const session = found && this.owns(found.principal, principal) ? found : undefined;
       const facts: InboundFacts = {
         transport: "http",
         header: (name) => one(headers[name]),
@@ -309,14 +371,33 @@ export class HttpEndpoint {
       // The one decision of era and revision (protocol/classify.ts); everything below follows it.
       const route = !message ? classifyBatch(facts) : "invalid" in message ? ({ kind: "legacy" } as const) : classify(message, facts);
       if (route.kind === "reject") return this.reject(res, route.status, route.error.code, route.error.message, id, route.revision, undefined, route.error.data);
-      if (route.kind === "modern") return this.modernPost(res, value as Record<string, unknown>, accept, route);
-      this.legacy.post(res, value, accept, session);
+      if (principal && message && "kind" in message && message.kind === "request" && message.method) {
+        const refusal = this.scopeRefusal(principal, message.method, message.params);
+        if (refusal) return this.refuse(res, refusal, id);
+      }
+      if (route.kind === "modern") return this.modernPost(res, value as Record<string, unknown>, accept, route, principal);
+      this.legacy.post(res, value, accept, session, principal);
     });
+  }
+
+  /**
+   * 403 insufficient_scope when the feature a request names declares scopes the token lacks. The challenge's `scope`
+   * names the granted scopes too, so that a client's new token keeps them (the "recommended approach" of
+   * spec/2025-11-25/basic/authorization.mdx#runtime-insufficient-scope-errors); never offline_access
+   * (spec/2026-07-28/basic/authorization/index.mdx#refresh-tokens).
+   */
+  private scopeRefusal(principal: Principal, method: string, params: Record<string, unknown> | undefined): AuthorizationError | undefined {
+    const needed = this.core.requiredScopes(method, params);
+    const missing = missingScopes(principal, needed);
+    if (!missing.length) return undefined;
+    const name = typeof params?.name === "string" ? ` ${params.name}` : typeof params?.uri === "string" ? ` ${params.uri}` : "";
+    const scope = [...new Set([...principal.scopes.filter((s) => s !== "offline_access"), ...needed!])];
+    return new AuthorizationError(403, "insufficient_scope", `${method}${name} needs the scope ${needed!.join(" ")}`, scope);
   }
 
   // ---- modern ----
 
-  private modernPost(res: Reply, msg: Record<string, unknown>, accept: Accept, route: Classification & { kind: "modern" }): void {
+  private modernPost(res: Reply, msg: Record<string, unknown>, accept: Accept, route: Classification & { kind: "modern" }, principal: Principal | undefined): void {
     // A notification is accepted (none is defined for this transport); responses were rejected by the classifier.
     if (!route.meta) return void res.writeHead(202).end();
     // A listen is answered by an event stream (spec/2026-07-28/basic/patterns/subscriptions.mdx): a client that
@@ -331,7 +412,7 @@ export class HttpEndpoint {
     res.once("close", () => exchange.closed());
     let done: Promise<void> | void;
     try {
-      done = this.core.serveModern(msg, route, exchange, flight, this.listens);
+      done = this.core.serveModern(msg, route, exchange, flight, this.listens, principal);
     } catch (err) {
       return this.internalError(res, err);
     }

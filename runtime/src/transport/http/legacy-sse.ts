@@ -13,6 +13,7 @@ import { logError } from "./respond.js";
 import { newSessionId } from "./sessions.js";
 import { PacedOutput } from "../paced.js";
 import { sseEvent } from "./sse.js";
+import type { Principal } from "../../protocol/request.js";
 
 const LEGACY: { transport: "http"; era: "legacy" } = { transport: "http", era: "legacy" };
 
@@ -24,6 +25,8 @@ const LEGACY: { transport: "http"; era: "legacy" } = { transport: "http", era: "
  */
 export class SseSession implements Sink {
   readonly connection: Connection;
+  /** The principal that opened the session (authorization): its POSTs need a token of the same principal. */
+  principal?: Principal;
   private readonly out: PacedOutput;
   constructor(
     core: ProtocolCore,
@@ -50,10 +53,11 @@ export class LegacySseTransport {
     this.sessions.clear();
   }
 
-  open(req: Incoming, res: Reply): void {
+  open(req: Incoming, res: Reply, principal?: Principal): void {
     if (!parseAccept(one(req.headers.accept)).sse) return this.t.invalidRequest(res, 406, "Not Acceptable: the SSE endpoint needs Accept: text/event-stream");
     const id = newSessionId();
     const session = new SseSession(this.t.core, res);
+    session.principal = principal;
     this.sessions.set(id, session);
     this.t.startSse(res, 200);
     // The first event names the POST endpoint, with this session's id. spec/2024-11-05/basic/transports.mdx#http-with-sse
@@ -65,13 +69,14 @@ export class LegacySseTransport {
     });
   }
 
-  post(req: Incoming, res: Reply, query: string): void {
+  post(req: Incoming, res: Reply, query: string, principal?: Principal): void {
     const id = new URLSearchParams(query).get("sessionId") ?? "";
-    const session = this.sessions.get(id);
+    const found = this.sessions.get(id);
+    const session = found && this.t.owns(found.principal, principal) ? found : undefined;
     if (!session) return this.t.invalidRequest(res, 404, "Not Found: unknown or closed SSE session");
     this.t.readJson(req, res, ANY, (value) => {
       res.writeHead(202).end("Accepted");
-      session.connection.receive(value).catch(logError);
+      session.connection.receive(value, undefined, undefined, principal).catch(logError);
     });
   }
 }

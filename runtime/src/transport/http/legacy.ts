@@ -10,6 +10,7 @@ import type { HttpEndpoint } from "./endpoint.js";
 import { Exchange } from "./exchange.js";
 import type { HeaderBag, Incoming, Reply } from "./io.js";
 import { LegacyHttpSession, newSessionId } from "./sessions.js";
+import type { Principal } from "../../protocol/request.js";
 
 export class LegacyStreamableHttp {
   readonly sessions = new Map<string, LegacyHttpSession>();
@@ -66,8 +67,10 @@ export class LegacyStreamableHttp {
   }
 
   /** GET and DELETE name a session: unknown is 404, and a MCP-Protocol-Version header must name a served legacy revision. */
-  private sessionOf(res: Reply, headers: HeaderBag): LegacyHttpSession | undefined {
-    const s = this.sessions.get(one(headers["mcp-session-id"])!);
+  private sessionOf(res: Reply, headers: HeaderBag, principal: Principal | undefined): LegacyHttpSession | undefined {
+    const found = this.sessions.get(one(headers["mcp-session-id"])!);
+    // Another principal's session does not exist for this one: a session id alone never authorizes (spec/2025-11-25/basic/authorization.mdx#token-requirements).
+    const s = found && this.t.owns(found.principal, principal) ? found : undefined;
     if (!s) {
       this.t.invalidRequest(res, 404, "Not Found: unknown or terminated session; send initialize to start a new one", null);
       return undefined;
@@ -81,7 +84,7 @@ export class LegacyStreamableHttp {
   }
 
   /** A legacy POST, classified: in `session`, or (none) an initialize that mints one if its handshake succeeds. */
-  post(res: Reply, value: unknown, accept: Accept, session: LegacyHttpSession | undefined): void {
+  post(res: Reply, value: unknown, accept: Accept, session: LegacyHttpSession | undefined, principal?: Principal): void {
     let minting: LegacyHttpSession | undefined;
     if (!session) {
       const id = isObject(value) && isId(value.id) ? value.id : null;
@@ -89,6 +92,8 @@ export class LegacyStreamableHttp {
       // 2024-11-05 had no Streamable HTTP; a client that negotiates it here still needs its state kept, so every
       // successful initialize gets a session. The id is cryptographically random, visible ASCII.
       session = minting = new LegacyHttpSession(this.t, newSessionId());
+      // Bound to the principal that opened it, for its lifetime.
+      session.principal = principal;
     }
     session.lastSeen = Date.now();
     session.active++;
@@ -99,7 +104,7 @@ export class LegacyStreamableHttp {
     exchange.request = Array.isArray(value) ? value.some(isRequest) : isRequest(value);
     res.once("close", () => exchange.closed());
     const s = session;
-    s.connection.receive(value, exchange).then(
+    s.connection.receive(value, exchange, undefined, principal).then(
       () => {
         s.active--;
         s.lastSeen = Date.now();
@@ -112,14 +117,14 @@ export class LegacyStreamableHttp {
     );
   }
 
-  get(req: Incoming, res: Reply): void {
+  get(req: Incoming, res: Reply, principal?: Principal): void {
     const headers = req.headers;
     // No session: nothing to stream (the modern era has no GET stream). spec/2026-07-28/basic/transports/streamable-http.mdx#backward-compatibility
     if (headers["mcp-session-id"] === undefined || !this.t.servesLegacy) {
       return this.t.invalidRequest(res, 405, "Method Not Allowed: GET needs a legacy session (Mcp-Session-Id)", null, { allow: "POST" });
     }
     if (!parseAccept(one(headers.accept)).sse) return this.t.invalidRequest(res, 406, "Not Acceptable: a GET stream needs Accept: text/event-stream");
-    const session = this.sessionOf(res, headers);
+    const session = this.sessionOf(res, headers, principal);
     if (!session) return;
     session.lastSeen = Date.now();
     const revision = session.connection.session?.revision;
@@ -158,12 +163,12 @@ export class LegacyStreamableHttp {
     });
   }
 
-  delete(req: Incoming, res: Reply): void {
+  delete(req: Incoming, res: Reply, principal?: Principal): void {
     const headers = req.headers;
     if (headers["mcp-session-id"] === undefined || !this.t.servesLegacy) {
       return this.t.invalidRequest(res, 405, "Method Not Allowed: DELETE needs a legacy session (Mcp-Session-Id)", null, { allow: "POST" });
     }
-    const session = this.sessionOf(res, headers);
+    const session = this.sessionOf(res, headers, principal);
     if (!session) return;
     this.sessions.delete(session.id);
     session.terminate();

@@ -124,7 +124,9 @@ export function nodeHandler(core: ProtocolCore, options: HandlerOptions = {}): N
   const endpoint = new HttpEndpoint(core, options);
   warnIfOpen(endpoint, options, "nodeHandler");
   const handler = (req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void) => {
-    if (options.path !== undefined && next && (req.url ?? "/").split("?", 1)[0] !== options.path) return next();
+    const path = (req.url ?? "/").split("?", 1)[0];
+    // With authorization, the metadata documents at /.well-known/ are the handler's too (RFC 9728 §3).
+    if (options.path !== undefined && next && path !== options.path && !(options.authorization && path.startsWith("/.well-known/oauth-"))) return next();
     serve(endpoint, req, res);
   };
   return Object.assign(handler, { close: (o?: CloseOptions) => endpoint.close(o) });
@@ -135,18 +137,30 @@ export async function serveHttp(core: ProtocolCore, options: HttpOptions = {}): 
   const host = options.host ?? "127.0.0.1";
   const path = options.path ?? "/mcp";
   let port = 0;
-  const endpoint = new HttpEndpoint(core, { ...options, path }, { host, port: () => port });
-  if (!isLoopbackAddress(host.replace(/^\[|\]$/g, ""))) {
-    if (!options.allowRemote) {
+  const shownHost = host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
+  const loopback = isLoopbackAddress(host.replace(/^\[|\]$/g, ""));
+  const auth = options.authorization;
+  // A public bind with authorization needs the public URL: a token's audience is checked against it.
+  if (auth && !loopback && !auth.resource) {
+    throw new Error(
+      `serveHttp: binding ${host} with authorization needs authorization.resource, the public URL of this MCP server (e.g. https://mcp.example.com/mcp): tokens must name it as their audience.`,
+    );
+  }
+  const endpoint = new HttpEndpoint(core, { ...options, path }, { host, port: () => port }, () => `http://${shownHost}:${port}${path}`);
+  if (!loopback) {
+    if (!auth && !options.allowRemote) {
       throw new Error(
-        `serveHttp: refusing to bind ${host}: the server has no authentication, so anyone who can reach the port could call its tools. ` +
-          `Bind 127.0.0.1, or pass allowRemote: true (behind an authenticating proxy).`,
+        `serveHttp: refusing to bind ${host} without authentication: configure authorization (an OAuth issuer), or pass allowRemote: true behind an authenticating proxy, or bind 127.0.0.1.`,
       );
     }
-    process.stderr.write(
-      `mcp runtime: WARNING: listening on ${host} exposes this MCP server, which has no authentication, to every network that can reach the port; ` +
-        `anyone there can call its tools${endpoint.checksHost ? "" : ", and no Host check guards against DNS rebinding (set allowedHosts)"}.\n`,
-    );
+    if (!auth) {
+      process.stderr.write(
+        `mcp runtime: WARNING: listening on ${host} exposes this MCP server, which has no authentication, to every network that can reach the port; ` +
+          `anyone there can call its tools${endpoint.checksHost ? "" : ", and no Host check guards against DNS rebinding (set allowedHosts)"}.\n`,
+      );
+    } else if (!endpoint.checksHost) {
+      process.stderr.write(`mcp runtime: note: listening on ${host} with no Host check (set allowedHosts to the public host name to guard against DNS rebinding).\n`);
+    }
   }
   const http = createServer((req, res) => serve(endpoint, req, res));
   http.keepAliveTimeout = 60_000;
@@ -163,7 +177,6 @@ export async function serveHttp(core: ProtocolCore, options: HttpOptions = {}): 
     });
   });
   port = (http.address() as AddressInfo).port;
-  const shownHost = host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
   const url = `http://${shownHost}:${port}${path}`;
   if (!options.quiet) process.stderr.write(`listening ${url}\n`);
   const close = async (o?: CloseOptions) => {

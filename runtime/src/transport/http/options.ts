@@ -1,3 +1,5 @@
+import type { AuthorizationOptions } from "./authorization.js";
+
 /** Options of the HTTP side of the runtime: the endpoint (every entry point) and serveHttp's bind. */
 /** Options of the MCP endpoint, however it is served (serveHttp, nodeHandler, fetchHandler). */
 export interface HandlerOptions {
@@ -20,9 +22,16 @@ export interface HandlerOptions {
   allowedHosts?: readonly string[];
   /**
    * serveHttp: required to bind anything but a loopback address. Handlers: serve requests addressed to any host
-   * (no Host check unless `allowedHosts` is set). The server has no authentication of its own.
+   * (no Host check unless `allowedHosts` is set). Without `authorization` the server has no authentication of its own.
    */
   allowRemote?: boolean;
+  /**
+   * Make the endpoint an OAuth 2.1 resource server of `authorization.issuer`: every request needs a valid bearer access
+   * token (401 otherwise, with the Protected Resource Metadata named in `WWW-Authenticate`), issued for this server
+   * (audience = `authorization.resource`), and the handler context gets its principal. Default none.
+   * spec/2025-11-25/basic/authorization.mdx
+   */
+  authorization?: AuthorizationOptions;
   /** Largest accepted POST body in bytes (larger: 413). Default 4 MiB. */
   maxBodyBytes?: number;
   /** Also serve the deprecated 2024-11-05 HTTP+SSE transport (GET `ssePath`, POST `messagesPath`). Default false. */
@@ -46,7 +55,7 @@ export interface HandlerOptions {
 }
 
 export interface HttpOptions extends HandlerOptions {
-  /** Interface to bind. Default 127.0.0.1. A non-loopback address (e.g. 0.0.0.0) also needs `allowRemote: true`. */
+  /** Interface to bind. Default 127.0.0.1. A non-loopback address (e.g. 0.0.0.0) also needs `authorization` (with its `resource`) or `allowRemote: true`. */
   host?: string;
   /** TCP port; 0 picks a free one. Default 3000. */
   port?: number;

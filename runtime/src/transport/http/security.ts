@@ -87,6 +87,10 @@ export class AccessPolicy {
 /** Handlers that accept any Host: say so once, as serveHttp does for a public bind. */
 export function warnIfOpen(policy: { readonly checksHost: boolean }, options: HandlerOptions, what: string): void {
   if (!options.allowRemote || policy.checksHost) return;
+  if (options.authorization) {
+    console.warn(`mcp runtime: note: ${what} with allowRemote and no allowedHosts answers requests addressed to any host (set allowedHosts to guard against DNS rebinding).`);
+    return;
+  }
   console.warn(
     `mcp runtime: WARNING: ${what} with allowRemote and no allowedHosts answers requests addressed to any host; the server has no authentication, ` +
       `so anyone who can reach it can call its tools, and no Host check guards against DNS rebinding.`,

@@ -7,6 +7,7 @@ import type { JsonRpcMessage } from "../../wire/jsonrpc.js";
 import type { HttpEndpoint } from "./endpoint.js";
 import type { Reply } from "./io.js";
 import { sseEvent } from "./sse.js";
+import type { Principal } from "../../protocol/request.js";
 
 const LEGACY: { transport: "http"; era: "legacy" } = { transport: "http", era: "legacy" };
 
@@ -115,6 +116,8 @@ export class SessionStream {
 
 /** A legacy Streamable HTTP session: its own Connection (negotiated version, capabilities, log level, subscriptions, pending requests). */
 export class LegacyHttpSession implements Sink {
+  /** The principal that opened the session (authorization): it is served to that principal only. */
+  principal?: Principal;
   readonly connection: Connection;
   registered = false;
   /** The GET stream, when open: the only place unsolicited messages go. */

@@ -1,0 +1,412 @@
+/**
+ * The MCP server as an OAuth 2.1 resource server (HTTP only: a stdio server takes its credentials from the
+ * environment and never runs OAuth). Every request to the MCP endpoint carries a bearer access token, verified here
+ * before the message is classified: a JWT against the authorization server's JWKS (jose), an opaque token by RFC 7662
+ * introspection, or a custom verifier. The verified principal goes into the request's scope; what state is kept is
+ * bound to it (legacy sessions here, requestState in protocol/input-rounds.ts).
+ *
+ * spec/2025-03-26/basic/authorization.mdx#access-token-usage (authorization-server metadata at the server's base URL)
+ * spec/2025-06-18/basic/authorization.mdx#authorization-server-location (Protected Resource Metadata, RFC 9728)
+ * spec/2025-11-25/basic/authorization.mdx#token-handling, spec/2026-07-28/basic/authorization/index.mdx#token-handling
+ * spec/2026-07-28/basic/authorization/security-considerations.mdx#access-token-privilege-restriction
+ */
+import type { Principal } from "../../protocol/request.js";
+import { one } from "./body.js";
+import type { HeaderBag, Reply } from "./io.js";
+
+/** What a custom verifier is told about the resource it verifies for. */
+export interface VerifyContext {
+  /** The canonical URI of this MCP server (RFC 8707 §2): the audience a token must name. */
+  resource: string;
+  /** The audiences accepted (default: `[resource]`). */
+  audience: readonly string[];
+  issuer: string;
+}
+
+/**
+ * `authorization` of HandlerOptions/HttpOptions: the server is an OAuth 2.1 resource server of `issuer`.
+ * Every request to the MCP endpoint then needs `Authorization: Bearer <token>`; without a valid token it gets 401.
+ */
+export interface AuthorizationOptions {
+  /** The authorization server's issuer identifier (RFC 8414), e.g. `https://auth.example.com`. */
+  issuer: string;
+  /**
+   * The canonical URI of this MCP server (spec/2025-11-25/basic/authorization.mdx#canonical-server-uri), e.g.
+   * `https://mcp.example.com/mcp`: the `resource` of the Protected Resource Metadata and the audience tokens must name.
+   * serveHttp on a loopback address: default its own URL. Required for handlers and for a non-loopback bind (the
+   * public URL cannot be derived from a request's Host without trusting the client).
+   */
+  resource?: string;
+  /** Audiences accepted in a token's `aud` (or an introspection response's). Default: `[resource]`. */
+  audience?: string | readonly string[];
+  /**
+   * Check the audience. Default true (spec: tokens MUST have been issued for this server). `false` accepts a token
+   * issued for any resource of the issuer: only for an authorization server that cannot set the audience; logs a warning.
+   */
+  audienceCheck?: boolean;
+  /** The issuer's JWKS URL. Default: `jwks_uri` of its metadata (RFC 8414 `oauth-authorization-server`, then `openid-configuration`). */
+  jwksUri?: string;
+  /** JWS algorithms accepted. Default: the asymmetric ones jose supports (never `none`, never HMAC). */
+  algorithms?: readonly string[];
+  /** `scopes_supported` of the Protected Resource Metadata. Default: `requiredScopes` plus every scope a tool, prompt or resource declares. */
+  scopesSupported?: readonly string[];
+  /** Scopes every request needs (a token without them: 403 insufficient_scope). Default none. */
+  requiredScopes?: readonly string[];
+  /** Tolerance for `exp`, `nbf` and `iat`, in seconds. Default 30. */
+  clockToleranceSec?: number;
+  /**
+   * Opaque tokens: verify by RFC 7662 introspection instead of as JWTs. `endpoint` default: the issuer metadata's
+   * `introspection_endpoint`; the resource server authenticates with client_secret_basic.
+   */
+  introspection?: { endpoint?: string; clientId: string; clientSecret: string };
+  /**
+   * A custom verifier instead of JWT or introspection: the principal of a valid token, or undefined (401
+   * invalid_token). It is responsible for the issuer, audience and expiry checks.
+   */
+  verify?: (token: string, context: VerifyContext) => Promise<Principal | undefined> | Principal | undefined;
+  /** `resource_name` of the Protected Resource Metadata. */
+  resourceName?: string;
+  /** `resource_documentation` of the Protected Resource Metadata. */
+  resourceDocumentation?: string;
+  /**
+   * Also serve the authorization server's metadata at `/.well-known/oauth-authorization-server` of this server's
+   * origin, where 2025-03-26 clients look for it (spec/2025-03-26/basic/authorization.mdx#server-metadata-discovery).
+   * Default true.
+   */
+  mirrorAuthorizationServerMetadata?: boolean;
+}
+
+/** A refused request: its HTTP status and the RFC 6750 §3 error of its challenge. */
+export class AuthorizationError extends Error {
+  constructor(
+    readonly status: 400 | 401 | 403,
+    /** RFC 6750 §3.1 error code; undefined when the request had no credentials (§3: then no error code). */
+    readonly error: "invalid_request" | "invalid_token" | "insufficient_scope" | undefined,
+    message: string,
+    /** The scopes the request needs (the challenge's `scope`). */
+    readonly scope?: readonly string[],
+  ) {
+    super(message);
+    this.name = "AuthorizationError";
+  }
+}
+
+const PRM = "/.well-known/oauth-protected-resource";
+const ASM = "/.well-known/oauth-authorization-server";
+/** Asymmetric JWS algorithms (RFC 7518): an access token signed with a shared secret or unsigned is never accepted. */
+const ASYMMETRIC = ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA", "Ed25519"];
+/** RFC 6750 §2.1: `Bearer` then a b64token. */
+const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
+const FETCH_TIMEOUT_MS = 10_000;
+
+type Jose = typeof import("jose");
+/** jose, loaded on first verification: a server without authorization never loads it. */
+let joseModule: Promise<Jose> | undefined;
+const jose = () => (joseModule ??= import("jose"));
+
+/** The canonical form of a resource URI: lowercase scheme and host, no fragment, no trailing slash on an empty path. spec/2025-11-25/basic/authorization.mdx#canonical-server-uri */
+export function canonicalResource(uri: string): string {
+  const u = new URL(uri);
+  if (u.hash) throw new TypeError(`authorization.resource: ${uri} has a fragment; a canonical server URI has none`);
+  const path = u.pathname === "/" ? "" : u.pathname;
+  return `${u.protocol}//${u.host}${path}${u.search}`;
+}
+
+/** Quote a value for an auth-param (RFC 9110 §11.2 quoted-string). */
+const quoted = (v: string) => `"${v.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
+
+/**
+ * RFC 8414 §3.1 and OpenID Connect Discovery: the metadata URLs of `issuer`, in the order MCP clients try them
+ * (spec/2026-07-28/basic/authorization/authorization-server-discovery.mdx#authorization-server-metadata-discovery).
+ */
+export function issuerMetadataUrls(issuer: string): string[] {
+  const u = new URL(issuer);
+  const path = u.pathname.replace(/\/$/, "");
+  if (!path) return [`${u.origin}${ASM}`, `${u.origin}/.well-known/openid-configuration`];
+  return [`${u.origin}${ASM}${path}`, `${u.origin}/.well-known/openid-configuration${path}`, `${u.origin}${path}/.well-known/openid-configuration`];
+}
+
+/** The principal of verified claims: subject `sub` (a client-credentials token without one: its client id). */
+export function principalOf(claims: Record<string, unknown>): Principal {
+  const clientId = typeof claims.client_id === "string" ? claims.client_id : typeof claims.azp === "string" ? claims.azp : undefined;
+  const subject = typeof claims.sub === "string" && claims.sub ? claims.sub : clientId;
+  if (!subject) throw new AuthorizationError(401, "invalid_token", "the token names no subject");
+  const scope = claims.scope;
+  const scopes = typeof scope === "string" ? scope.split(" ").filter(Boolean) : Array.isArray(claims.scp) ? claims.scp.filter((s): s is string => typeof s === "string") : [];
+  return Object.freeze({ subject, clientId, scopes: Object.freeze(scopes), claims: Object.freeze({ ...claims }) });
+}
+
+/** Whether `principal` holds every scope of `needed`; the missing ones otherwise. */
+export function missingScopes(principal: Principal, needed: readonly string[] | undefined): string[] {
+  if (!needed?.length) return [];
+  return needed.filter((s) => !principal.scopes.includes(s));
+}
+
+/** The same principal: a legacy session is served only to the principal that opened it. */
+export function samePrincipal(a: Principal | undefined, b: Principal | undefined): boolean {
+  if (!a || !b) return a === b;
+  return a.subject === b.subject && a.clientId === b.clientId;
+}
+
+/**
+ * One MCP endpoint's resource server: its metadata documents, its challenges and its token verification.
+ */
+export class ResourceServer {
+  readonly resource: string;
+  readonly audience: readonly string[];
+  readonly issuer: string;
+  /** URL of the Protected Resource Metadata (the path-suffixed form, RFC 9728 §3.1). */
+  readonly metadataUrl: string;
+  private readonly metadataPaths: Set<string>;
+  private readonly tolerance: number;
+  private issuerMetadata?: Promise<Record<string, unknown>>;
+  private jwks?: ReturnType<Jose["createRemoteJWKSet"]>;
+  private introspectionEndpoint?: Promise<string>;
+
+  /**
+   * @param resource the canonical URI (options.resource, or serveHttp's own URL).
+   * @param declaredScopes every scope a tool, prompt or resource declares (for `scopes_supported`).
+   * Throws TypeError for an unusable configuration.
+   */
+  constructor(
+    readonly options: AuthorizationOptions,
+    resource: string,
+    private readonly declaredScopes: () => readonly string[] = () => [],
+  ) {
+    if (!options.issuer) throw new TypeError("authorization.issuer is required");
+    this.issuer = options.issuer;
+    this.resource = canonicalResource(resource);
+    const aud = options.audience === undefined ? [this.resource] : typeof options.audience === "string" ? [options.audience] : [...options.audience];
+    this.audience = aud;
+    this.tolerance = options.clockToleranceSec ?? 30;
+    if (options.audienceCheck === false) {
+      console.warn(
+        `mcp runtime: WARNING: authorization.audienceCheck is false: tokens issued by ${this.issuer} for any resource are accepted here, ` +
+          `so a token meant for another server can be replayed against this one (spec/2025-11-25/basic/authorization.mdx#token-audience-binding-and-validation).`,
+      );
+    }
+    const u = new URL(this.resource);
+    const suffix = u.pathname === "/" ? "" : u.pathname;
+    this.metadataUrl = `${u.origin}${PRM}${suffix}`;
+    this.metadataPaths = new Set([PRM, `${PRM}${suffix}`]);
+  }
+
+  /** The Protected Resource Metadata document (RFC 9728 §2). */
+  metadata(): Record<string, unknown> {
+    const o = this.options;
+    const scopes = o.scopesSupported ?? [...new Set([...(o.requiredScopes ?? []), ...this.declaredScopes()])];
+    const doc: Record<string, unknown> = { resource: this.resource, authorization_servers: [this.issuer], bearer_methods_supported: ["header"] };
+    if (scopes.length) doc.scopes_supported = scopes;
+    if (o.resourceName) doc.resource_name = o.resourceName;
+    if (o.resourceDocumentation) doc.resource_documentation = o.resourceDocumentation;
+    return doc;
+  }
+
+  /**
+   * Answer a GET of a metadata document at `pathname`, or return false when the path is not one. Served to any
+   * origin (CORS `*`): the documents are public, and browser clients must read them before they have a token.
+   */
+  serveMetadata(method: string, pathname: string, res: Reply): boolean | Promise<void> {
+    const prm = this.metadataPaths.has(pathname);
+    const asm = pathname === ASM && this.options.mirrorAuthorizationServerMetadata !== false;
+    if (!prm && !asm) return false;
+    res.setHeader("access-control-allow-origin", "*");
+    if (method === "OPTIONS") {
+      res.setHeader("access-control-allow-methods", "GET");
+      res.setHeader("access-control-allow-headers", "mcp-protocol-version");
+      res.writeHead(204).end();
+      return true;
+    }
+    if (method !== "GET" && method !== "HEAD") {
+      res.setHeader("allow", "GET");
+      res.writeHead(405).end();
+      return true;
+    }
+    const send = (status: number, doc: unknown) => {
+      if (res.destroyed) return;
+      res.statusCode = status;
+      res.setHeader("content-type", "application/json");
+      res.setHeader("cache-control", "max-age=300");
+      res.end(method === "HEAD" ? "" : JSON.stringify(doc));
+    };
+    if (prm) {
+      send(200, this.metadata());
+      return true;
+    }
+    return this.authorizationServerMetadata().then(
+      (doc) => send(200, doc),
+      (err) => send(502, { error: "temporarily_unavailable", error_description: `the authorization server's metadata could not be read: ${(err as Error).message}` }),
+    );
+  }
+
+  /** The issuer's metadata (RFC 8414, else OpenID Connect Discovery), fetched once; a failed fetch is retried next time. */
+  authorizationServerMetadata(): Promise<Record<string, unknown>> {
+    this.issuerMetadata ??= (async () => {
+      const failures: string[] = [];
+      for (const url of issuerMetadataUrls(this.issuer)) {
+        try {
+          const r = await fetch(url, { headers: { accept: "application/json" }, signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) });
+          if (!r.ok) {
+            failures.push(`${url}: HTTP ${r.status}`);
+            continue;
+          }
+          const doc = (await r.json()) as Record<string, unknown>;
+          // The issuer in the document MUST be identical to the one the URL was built from (RFC 8414 §3.3).
+          if (doc?.issuer !== this.issuer) throw new Error(`${url} names issuer ${JSON.stringify(doc?.issuer)}, not ${this.issuer}`);
+          return doc;
+        } catch (err) {
+          if ((err as Error).message.includes("names issuer")) throw err;
+          failures.push(`${url}: ${(err as Error).message}`);
+        }
+      }
+      throw new Error(`no metadata for issuer ${this.issuer} (${failures.join("; ")})`);
+    })();
+    this.issuerMetadata.catch(() => (this.issuerMetadata = undefined));
+    return this.issuerMetadata;
+  }
+
+  /** `WWW-Authenticate` of a refusal (RFC 6750 §3, RFC 9728 §5.1). */
+  challenge(err: AuthorizationError): string {
+    const params = [`resource_metadata=${quoted(this.metadataUrl)}`];
+    if (err.error) params.push(`error=${quoted(err.error)}`, `error_description=${quoted(err.message.replace(/[^\x20-\x7e]/g, "?"))}`);
+    const scope = err.scope ?? (err.status === 401 ? this.options.requiredScopes : undefined);
+    if (scope?.length) params.push(`scope=${quoted(scope.join(" "))}`);
+    return `Bearer ${params.join(", ")}`;
+  }
+
+  /**
+   * The verified principal of a request, from its Authorization header. Throws (rejects) AuthorizationError: 401
+   * without a token or with an invalid one, 400 for a malformed request, 403 without `requiredScopes`.
+   */
+  async authenticate(headers: HeaderBag): Promise<Principal> {
+    const raw = headers.authorization;
+    // Credentials in more than one place (or header) is a malformed request. RFC 6750 §2, §3.1 invalid_request
+    if (Array.isArray(raw) && raw.length > 1) throw new AuthorizationError(400, "invalid_request", "more than one Authorization header");
+    const header = one(raw);
+    if (header === undefined || header === "") throw new AuthorizationError(401, undefined, "this server needs an OAuth access token (Authorization: Bearer <token>)");
+    const m = BEARER.exec(header);
+    if (!m) {
+      // Another scheme: no credentials this server understands (no error code); a Bearer without a b64token: malformed.
+      if (/^Bearer\b/i.test(header)) throw new AuthorizationError(400, "invalid_request", "malformed Bearer credentials");
+      throw new AuthorizationError(401, undefined, "this server accepts only Bearer access tokens");
+    }
+    const principal = await this.verify(m[1]);
+    const missing = missingScopes(principal, this.options.requiredScopes);
+    if (missing.length) throw new AuthorizationError(403, "insufficient_scope", `the token lacks the scope ${missing.join(" ")}`, this.options.requiredScopes);
+    return principal;
+  }
+
+  private async verify(token: string): Promise<Principal> {
+    const o = this.options;
+    if (o.verify) {
+      let p: Principal | undefined;
+      try {
+        p = await o.verify(token, { resource: this.resource, audience: this.audience, issuer: this.issuer });
+      } catch (err) {
+        if (err instanceof AuthorizationError) throw err;
+        throw new AuthorizationError(401, "invalid_token", `the token was refused: ${(err as Error)?.message ?? err}`);
+      }
+      if (!p || typeof p.subject !== "string" || !Array.isArray(p.scopes)) throw new AuthorizationError(401, "invalid_token", "the token was refused");
+      return p;
+    }
+    if (o.introspection) return this.introspect(token);
+    return this.verifyJwt(token);
+  }
+
+  /** A JWT access token (RFC 9068): signature by the issuer's JWKS, iss, aud, exp and nbf. */
+  private async verifyJwt(token: string): Promise<Principal> {
+    const { jwtVerify, createRemoteJWKSet, errors } = await jose();
+    // createRemoteJWKSet caches the keys and refetches (with a cooldown) when a token names a key it does not have:
+    // a key rotation costs one fetch, a verification with known keys none.
+    this.jwks ??= createRemoteJWKSet(new URL(this.options.jwksUri ?? (await this.discoveredJwksUri())), { timeoutDuration: FETCH_TIMEOUT_MS });
+    try {
+      const { payload } = await jwtVerify(token, this.jwks, {
+        issuer: this.issuer,
+        audience: this.options.audienceCheck === false ? undefined : [...this.audience],
+        algorithms: [...(this.options.algorithms ?? ASYMMETRIC)],
+        clockTolerance: this.tolerance,
+        requiredClaims: ["exp"],
+      });
+      return principalOf(payload);
+    } catch (err) {
+      if (err instanceof AuthorizationError) throw err;
+      if (err instanceof errors.JOSEError) {
+        // A JWKS that cannot be fetched is the server's problem, not the token's: still 401 (the token is not
+        // verified), but said so.
+        throw new AuthorizationError(401, "invalid_token", `the token is not valid: ${describeJoseError(err)}`);
+      }
+      throw err;
+    }
+  }
+
+  private async discoveredJwksUri(): Promise<string> {
+    const doc = await this.authorizationServerMetadata().catch((err: Error) => {
+      throw new AuthorizationError(401, "invalid_token", `the token cannot be verified now: ${err.message}`);
+    });
+    if (typeof doc.jwks_uri !== "string") throw new AuthorizationError(401, "invalid_token", `issuer ${this.issuer} publishes no jwks_uri`);
+    return doc.jwks_uri;
+  }
+
+  /** RFC 7662: ask the authorization server whether the token is active, then check what it says as for a JWT. */
+  private async introspect(token: string): Promise<Principal> {
+    const cfg = this.options.introspection!;
+    this.introspectionEndpoint ??= cfg.endpoint
+      ? Promise.resolve(cfg.endpoint)
+      : this.authorizationServerMetadata().then((doc) => {
+          if (typeof doc.introspection_endpoint !== "string") throw new Error(`issuer ${this.issuer} publishes no introspection_endpoint`);
+          return doc.introspection_endpoint;
+        });
+    let endpoint: string;
+    try {
+      endpoint = await this.introspectionEndpoint;
+    } catch (err) {
+      this.introspectionEndpoint = undefined;
+      throw new AuthorizationError(401, "invalid_token", `the token cannot be verified now: ${(err as Error).message}`);
+    }
+    let claims: Record<string, unknown>;
+    try {
+      const basic = btoa(`${encodeURIComponent(cfg.clientId)}:${encodeURIComponent(cfg.clientSecret)}`);
+      const r = await fetch(endpoint, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded", accept: "application/json", authorization: `Basic ${basic}` },
+        body: new URLSearchParams({ token, token_type_hint: "access_token" }).toString(),
+        signal: AbortSignal.timeout(FETCH_TIMEOUT_MS),
+      });
+      if (!r.ok) throw new Error(`introspection answered HTTP ${r.status}`);
+      claims = (await r.json()) as Record<string, unknown>;
+    } catch (err) {
+      throw new AuthorizationError(401, "invalid_token", `the token cannot be verified now: ${(err as Error).message}`);
+    }
+    if (claims?.active !== true) throw new AuthorizationError(401, "invalid_token", "the token is not active");
+    if (claims.iss !== undefined && claims.iss !== this.issuer) throw new AuthorizationError(401, "invalid_token", "the token is from another issuer");
+    const now = Math.floor(Date.now() / 1000);
+    if (typeof claims.exp === "number" && claims.exp + this.tolerance < now) throw new AuthorizationError(401, "invalid_token", "the token has expired");
+    if (typeof claims.nbf === "number" && claims.nbf - this.tolerance > now) throw new AuthorizationError(401, "invalid_token", "the token is not valid yet");
+    if (this.options.audienceCheck !== false) {
+      const aud = typeof claims.aud === "string" ? [claims.aud] : Array.isArray(claims.aud) ? claims.aud : [];
+      if (!aud.some((a) => this.audience.includes(a as string))) throw new AuthorizationError(401, "invalid_token", "the token was not issued for this server (audience)");
+    }
+    return principalOf(claims);
+  }
+}
+
+/** A jose failure in words a client can act on (never the token itself). */
+function describeJoseError(err: { code?: string; message: string; claim?: string }): string {
+  switch (err.code) {
+    case "ERR_JWT_EXPIRED":
+      return "it has expired";
+    case "ERR_JWT_CLAIM_VALIDATION_FAILED":
+      return err.claim === "aud" ? "it was not issued for this server (audience)" : err.claim === "iss" ? "it is from another issuer" : `claim ${err.claim}: ${err.message}`;
+    case "ERR_JWS_SIGNATURE_VERIFICATION_FAILED":
+      return "its signature does not verify";
+    case "ERR_JWKS_NO_MATCHING_KEY":
+      return "it is signed by a key the issuer does not publish";
+    case "ERR_JWS_INVALID":
+    case "ERR_JWT_INVALID":
+      return "it is not a well-formed JWT";
+    case "ERR_JOSE_ALG_NOT_ALLOWED":
+      return "its signature algorithm is not accepted";
+    default:
+      return err.message;
+  }
+}

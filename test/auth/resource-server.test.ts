@@ -1,0 +1,384 @@
+// The HTTP endpoint as an OAuth 2.1 resource server, against a real authorization server (oidc-provider on
+// 127.0.0.1, test/auth/authorization-server.ts): Protected Resource Metadata, 401/403 challenges, JWT verification
+// (issuer, audience, expiry), scopes per feature, and the principal bindings of sessions and requestState.
+// spec/2025-11-25/basic/authorization.mdx, spec/2026-07-28/basic/authorization/index.mdx
+import { createServer as createHttpServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createServer, rules, type HttpHandle, type McpServer } from "../../runtime/dist/index.js";
+import { jsonPost, modernMeta, modernRequest, raw, sessionHeaders, initializeBody } from "../runtime/http-helpers.js";
+import { OPAQUE_RESOURCE, RS_CLIENT, startAuthorizationServer, type AuthorizationServer } from "./authorization-server.js";
+
+const LEGACY = "2025-11-25";
+
+export function authFixture(): McpServer {
+  const server = createServer({ name: "auth-fixture", version: "1.0.0" });
+  const text = (t: string) => ({ content: [{ type: "text" as const, text: t }] });
+  server.tool({ name: "echo", scopes: ["tools:read"], inputSchema: { type: "object", properties: { text: { type: "string" } } }, handler: ({ text: t }) => text(String(t)) });
+  server.tool({ name: "admin", scopes: ["tools:admin"], inputSchema: { type: "object" }, handler: (_a, ctx) => text(`admin for ${ctx.principal?.subject}`) });
+  server.tool({
+    name: "whoami",
+    inputSchema: { type: "object" },
+    handler: (_a, ctx) => text(JSON.stringify({ subject: ctx.principal?.subject, clientId: ctx.principal?.clientId, scopes: ctx.principal?.scopes })),
+  });
+  server.tool({
+    name: "ask",
+    inputSchema: { type: "object" },
+    handler: async (_a, ctx) => {
+      const r = await ctx.elicit({ message: "name?", requestedSchema: { type: "object", properties: { name: { type: "string" } } } });
+      return text(`hello ${(r.content as { name?: string } | undefined)?.name} from ${ctx.principal?.subject}`);
+    },
+  });
+  server.prompt({ name: "secret", scopes: ["prompts:read"], get: () => ({ messages: [{ role: "user", content: { type: "text", text: "s" } }] }) });
+  return server;
+}
+
+let as: AuthorizationServer;
+let other: AuthorizationServer;
+let handle: HttpHandle;
+let url: string;
+const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+beforeAll(async () => {
+  [as, other] = await Promise.all([startAuthorizationServer(), startAuthorizationServer()]);
+  handle = await authFixture().serveHttp({ port: 0, quiet: true, authorization: { issuer: as.issuer } });
+  url = handle.url;
+  as.resources.add(url);
+  other.resources.add(url);
+  as.resources.add("http://127.0.0.1:1/another-server");
+});
+afterAll(async () => {
+  await handle?.close();
+  await Promise.all([as?.close(), other?.close()]);
+});
+
+const call = (token: string | undefined, method: string, params: Record<string, unknown> = {}, meta = modernMeta()) => {
+  const { body, headers } = modernRequest(1, method, params, meta);
+  return raw(url, { headers: { ...headers, ...(token ? bearer(token) : {}) }, body });
+};
+
+/** The auth-params of a WWW-Authenticate Bearer challenge. */
+function challenge(header: string | string[] | undefined): Record<string, string> {
+  const h = String(header ?? "");
+  expect(h).toMatch(/^Bearer /);
+  return Object.fromEntries([...h.matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((m) => [m[1], m[2]]));
+}
+
+describe("Protected Resource Metadata (RFC 9728)", () => {
+  it("is served at the root and the path-suffixed well-known URI, with CORS for any origin", async () => {
+    for (const path of ["/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/mcp"]) {
+      const r = await raw(new URL(path, url).href, { method: "GET", headers: { origin: "https://app.example" } });
+      expect(r.status).toBe(200);
+      expect(r.headers["access-control-allow-origin"]).toBe("*");
+      expect(r.json).toEqual({ resource: url, authorization_servers: [as.issuer], bearer_methods_supported: ["header"], scopes_supported: ["tools:read", "tools:admin", "prompts:read"] });
+    }
+    const pre = await raw(new URL("/.well-known/oauth-protected-resource/mcp", url).href, { method: "OPTIONS", headers: { origin: "https://app.example", "access-control-request-method": "GET" } });
+    expect(pre.status).toBe(204);
+    expect(pre.headers["access-control-allow-origin"]).toBe("*");
+  });
+
+  it("mirrors the authorization server's metadata where 2025-03-26 clients look (spec/2025-03-26/basic/authorization.mdx#server-metadata-discovery)", async () => {
+    const r = await raw(new URL("/.well-known/oauth-authorization-server", url).href, { method: "GET" });
+    expect(r.status).toBe(200);
+    expect(r.json.issuer).toBe(as.issuer);
+    expect(r.json.token_endpoint).toBe(`${as.issuer}/token`);
+  });
+});
+
+describe("401: no token or an invalid one", () => {
+  it("no token: 401 naming the metadata, no error code (RFC 6750 §3), and a JSON-RPC error body", async () => {
+    const r = await call(undefined, "tools/list");
+    expect(r.status).toBe(401);
+    const c = challenge(r.headers["www-authenticate"]);
+    expect(c.resource_metadata).toBe(new URL("/.well-known/oauth-protected-resource/mcp", url).href);
+    expect(c.error).toBeUndefined();
+    expect(r.json.jsonrpc).toBe("2.0");
+    expect(r.json.error.code).toBe(-32600);
+    expect(r.json.error.message).toMatch(/^Unauthorized/);
+  });
+
+  it("a legacy initialize and GET/DELETE without a token: 401 too", async () => {
+    const init = await raw(url, { headers: jsonPost(), body: initializeBody(LEGACY) });
+    expect(init.status).toBe(401);
+    expect(init.headers["mcp-session-id"]).toBeUndefined();
+    for (const method of ["GET", "DELETE"]) {
+      const r = await raw(url, { method, headers: { accept: "text/event-stream", "mcp-session-id": "x" } });
+      expect(r.status).toBe(401);
+    }
+  });
+
+  it.each([
+    ["malformed", () => Promise.resolve("not-a-jwt"), /well-formed/],
+    ["expired", () => as.sign({ iss: as.issuer, aud: url, sub: "alice", scope: "tools:read", iat: now() - 7200, exp: now() - 3600 }), /expired/],
+    ["not yet valid", () => as.sign({ iss: as.issuer, aud: url, sub: "alice", scope: "tools:read", nbf: now() + 3600, exp: now() + 7200 }), /nbf|not active|claim/],
+    ["from another issuer (a real token of another authorization server)", () => other.clientCredentials(url, "tools:read"), /key|issuer|signature/],
+    ["naming another issuer, signed by the right key", () => as.sign({ iss: other.issuer, aud: url, sub: "alice", scope: "tools:read", exp: now() + 600 }), /another issuer/],
+    ["issued for another server (audience)", () => as.clientCredentials("http://127.0.0.1:1/another-server", "tools:read"), /audience/],
+    ["without exp", () => as.sign({ iss: as.issuer, aud: url, sub: "alice", scope: "tools:read" }), /exp/],
+  ])("%s: 401 invalid_token", async (_name, token, why) => {
+    const r = await call(await token(), "tools/list");
+    expect(r.status).toBe(401);
+    const c = challenge(r.headers["www-authenticate"]);
+    expect(c.error).toBe("invalid_token");
+    expect(c.resource_metadata).toContain("/.well-known/oauth-protected-resource");
+    expect(r.json.error.message).toMatch(why);
+  });
+
+  it("another scheme is no credentials (401, no error code); a Bearer without a token is malformed (400 invalid_request)", async () => {
+    const basic = await raw(url, { headers: { ...modernRequest(1, "tools/list").headers, authorization: "Basic YTpi" }, body: modernRequest(1, "tools/list").body });
+    expect(basic.status).toBe(401);
+    expect(challenge(basic.headers["www-authenticate"]).error).toBeUndefined();
+    const empty = await raw(url, { headers: { ...modernRequest(1, "tools/list").headers, authorization: "Bearer " }, body: modernRequest(1, "tools/list").body });
+    expect(empty.status).toBe(400);
+    expect(challenge(empty.headers["www-authenticate"]).error).toBe("invalid_request");
+  });
+});
+
+const now = () => Math.floor(Date.now() / 1000);
+
+describe("a valid token", () => {
+  it("is served, and the handler sees the principal (subject, client id, scopes), never the token", async () => {
+    const token = await as.clientCredentials(url, "tools:read");
+    const r = await call(token, "tools/call", { name: "whoami", arguments: {} });
+    expect(r.status).toBe(200);
+    const who = JSON.parse(r.messages[0].result.content[0].text);
+    expect(who).toEqual({ subject: "cc-alice", clientId: "cc-alice", scopes: ["tools:read"] });
+  });
+
+  it("a token signed by a key the server has not seen yet is verified after one JWKS refetch (key rotation)", async () => {
+    // The server cached the JWKS above; a token with a new kid makes it fetch again (jose's createRemoteJWKSet).
+    const token = await as.sign({ iss: as.issuer, aud: url, sub: "carol", scope: "tools:read", exp: now() + 600 });
+    expect((await call(token, "tools/call", { name: "whoami", arguments: {} })).status).toBe(200);
+  });
+});
+
+describe("scopes per feature", () => {
+  it("a tool whose scope the token lacks: 403 insufficient_scope naming it (and keeping the granted ones)", async () => {
+    const token = await as.clientCredentials(url, "tools:read");
+    const r = await call(token, "tools/call", { name: "admin", arguments: {} });
+    expect(r.status).toBe(403);
+    const c = challenge(r.headers["www-authenticate"]);
+    expect(c.error).toBe("insufficient_scope");
+    expect(c.scope.split(" ").sort()).toEqual(["tools:admin", "tools:read"]);
+    expect(c.resource_metadata).toContain("/.well-known/oauth-protected-resource");
+    expect(r.json.error.message).toContain("tools:admin");
+    expect(r.json.id).toBe(1);
+    // The same in a legacy session.
+    const sid = await legacySession(token);
+    const legacy = await raw(url, { headers: jsonPost({ ...sessionHeaders(sid, LEGACY), ...bearer(token) }), body: { jsonrpc: "2.0", id: 2, method: "prompts/get", params: { name: "secret" } } });
+    expect(legacy.status).toBe(403);
+    expect(challenge(legacy.headers["www-authenticate"]).scope).toContain("prompts:read");
+  });
+
+  it("with the scope: served", async () => {
+    const token = await as.clientCredentials(url, "tools:read tools:admin");
+    const r = await call(token, "tools/call", { name: "admin", arguments: {} });
+    expect(r.status).toBe(200);
+    expect(r.messages[0].result.content[0].text).toBe("admin for cc-alice");
+  });
+
+  it("lists show only what the scopes allow; in 2026-07-28 they are cacheScope private", async () => {
+    const token = await as.clientCredentials(url, "tools:read");
+    const r = await call(token, "tools/list");
+    expect(r.messages[0].result.tools.map((t: { name: string }) => t.name)).toEqual(["echo", "whoami", "ask"]);
+    expect(r.messages[0].result.cacheScope).toBe("private");
+    const none = await as.clientCredentials(url, "");
+    const r2 = await call(none, "tools/list");
+    expect(r2.messages[0].result.tools.map((t: { name: string }) => t.name)).toEqual(["whoami", "ask"]);
+    const prompts = await call(token, "prompts/list");
+    expect(prompts.messages[0].result.prompts).toEqual([]);
+  });
+});
+
+async function legacySession(token: string): Promise<string> {
+  const init = await raw(url, { headers: jsonPost(bearer(token)), body: initializeBody(LEGACY) });
+  expect(init.status).toBe(200);
+  const sid = String(init.headers["mcp-session-id"]);
+  const ack = await raw(url, { headers: jsonPost({ ...sessionHeaders(sid, LEGACY), ...bearer(token) }), body: { jsonrpc: "2.0", method: "notifications/initialized" } });
+  expect(ack.status).toBe(202);
+  return sid;
+}
+
+describe("state bound to the principal", () => {
+  it("a legacy session id used with another principal's token is refused (404, as if unknown) and never served", async () => {
+    const alice = await as.clientCredentials(url, "tools:read", "cc-alice");
+    const bob = await as.clientCredentials(url, "tools:read", "cc-bob");
+    const sid = await legacySession(alice);
+    const list = { jsonrpc: "2.0", id: 5, method: "tools/call", params: { name: "whoami", arguments: {} } };
+    const stolen = await raw(url, { headers: jsonPost({ ...sessionHeaders(sid, LEGACY), ...bearer(bob) }), body: list });
+    expect(stolen.status).toBe(404);
+    expect(stolen.text).not.toContain("cc-alice");
+    const get = await raw(url, { method: "GET", headers: { accept: "text/event-stream", ...sessionHeaders(sid, LEGACY), ...bearer(bob) } });
+    expect(get.status).toBe(404);
+    const del = await raw(url, { method: "DELETE", headers: { ...sessionHeaders(sid, LEGACY), ...bearer(bob) } });
+    expect(del.status).toBe(404);
+    // Still alice's, and alive.
+    const own = await raw(url, { headers: jsonPost({ ...sessionHeaders(sid, LEGACY), ...bearer(alice) }), body: list });
+    expect(own.status).toBe(200);
+    expect(JSON.parse(own.messages[0].result.content[0].text).subject).toBe("cc-alice");
+    // A new token of the same principal (refreshed) keeps the session.
+    const alice2 = await as.clientCredentials(url, "tools:read", "cc-alice");
+    expect((await raw(url, { headers: jsonPost({ ...sessionHeaders(sid, LEGACY), ...bearer(alice2) }), body: list })).status).toBe(200);
+  });
+
+  it("an MRTR requestState replayed with another subject's token is -32602; with its own, served", async () => {
+    const alice = await as.clientCredentials(url, "tools:read", "cc-alice");
+    const bob = await as.clientCredentials(url, "tools:read", "cc-bob");
+    const meta = modernMeta(undefined, { "io.modelcontextprotocol/clientCapabilities": { elicitation: {} } });
+    const first = await call(alice, "tools/call", { name: "ask", arguments: {} }, meta);
+    const result = first.messages[0].result;
+    expect(result.resultType).toBe("input_required");
+    const retry = { name: "ask", arguments: {}, requestState: result.requestState, inputResponses: { [Object.keys(result.inputRequests)[0]]: { action: "accept", content: { name: "Ann" } } } };
+    // Bob's retry carries alice's state: refused before anything runs.
+    const replay = await call(bob, "tools/call", retry, meta);
+    expect(replay.messages[0].error.code).toBe(-32602);
+    expect(replay.messages[0].error.message).toMatch(/requestState/);
+    // A state is checked however it came: bob's own state on a fresh round is fine, alice's retry is served.
+    const own = await call(alice, "tools/call", retry, meta);
+    expect(own.messages[0].result.content[0].text).toBe("hello Ann from cc-alice");
+  });
+});
+
+describe("every entry and transport", () => {
+  it("a 2025-03-26 batch: a request whose tool needs a scope the token lacks is refused inside the batch, the rest answered", async () => {
+    const revision = "2025-03-26";
+    expect(rules.supportsBatches(revision)).toBe(true);
+    const token = await as.clientCredentials(url, "tools:read");
+    const init = await raw(url, { headers: jsonPost(bearer(token)), body: initializeBody(revision) });
+    const sid = String(init.headers["mcp-session-id"]);
+    await raw(url, { headers: jsonPost({ ...sessionHeaders(sid, revision), ...bearer(token) }), body: { jsonrpc: "2.0", method: "notifications/initialized" } });
+    const batch = [
+      { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "admin", arguments: {} } },
+      { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "echo", arguments: { text: "ok" } } },
+    ];
+    const r = await raw(url, { headers: jsonPost({ ...sessionHeaders(sid, revision), ...bearer(token) }), body: batch });
+    const [first, second] = [...r.messages.flat()].sort((a, b) => a.id - b.id);
+    expect(first.error.message).toMatch(/insufficient_scope.*tools:admin/);
+    expect(first.error.data).toEqual({ error: "insufficient_scope", scope: "tools:admin" });
+    expect(second.result.content[0].text).toBe("ok");
+  });
+
+  it("the 2024-11-05 HTTP+SSE transport: the GET stream and its POSTs need the token, and of the same principal", async () => {
+    const h = await authFixture().serveHttp({ port: 0, quiet: true, legacySse: true, authorization: { issuer: as.issuer } });
+    as.resources.add(h.url);
+    try {
+      const sse = new URL("/sse", h.url).href;
+      expect((await raw(sse, { method: "GET", headers: { accept: "text/event-stream" } })).status).toBe(401);
+      const alice = await as.clientCredentials(h.url, "tools:read", "cc-alice");
+      const bob = await as.clientCredentials(h.url, "tools:read", "cc-bob");
+      const stream = await raw(sse, { method: "GET", headers: { accept: "text/event-stream", ...bearer(alice) }, until: (e) => e.some((x) => x.event === "endpoint") });
+      const endpoint = stream.events.find((e) => e.event === "endpoint")!.data;
+      const post = new URL(endpoint, h.url).href;
+      const body = initializeBody("2024-11-05");
+      expect((await raw(post, { headers: jsonPost(), body })).status).toBe(401);
+      expect((await raw(post, { headers: jsonPost(bearer(bob)), body })).status).toBe(404);
+    } finally {
+      await h.close();
+    }
+  });
+
+  it("nodeHandler mounted at a path serves the metadata documents too (with next, as in Express)", async () => {
+    const server = authFixture();
+    const handler = server.nodeHandler({ path: "/api/mcp", authorization: { issuer: as.issuer, resource: "http://127.0.0.1/api/mcp" } });
+    const http = createHttpServer((req, res) => handler(req, res, () => res.writeHead(418).end()));
+    await new Promise<void>((r) => http.listen(0, "127.0.0.1", r));
+    try {
+      const base = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
+      const prm = await raw(`${base}/.well-known/oauth-protected-resource/api/mcp`, { method: "GET" });
+      expect(prm.json.resource).toBe("http://127.0.0.1/api/mcp");
+      expect((await raw(`${base}/elsewhere`, { method: "GET" })).status).toBe(418);
+      const { body, headers } = modernRequest(1, "tools/list");
+      const r = await raw(`${base}/api/mcp`, { headers, body });
+      expect(r.status).toBe(401);
+      expect(challenge(r.headers["www-authenticate"]).resource_metadata).toBe("http://127.0.0.1/.well-known/oauth-protected-resource/api/mcp");
+    } finally {
+      await handler.close();
+      http.closeAllConnections();
+      await new Promise((r) => http.close(r));
+    }
+  });
+
+  it("fetchHandler: the same challenge and principal (web-standard Request/Response)", async () => {
+    const resource = "http://localhost/mcp";
+    as.resources.add(resource);
+    const handler = authFixture().fetchHandler({ authorization: { issuer: as.issuer, resource } });
+    try {
+      const { body, headers } = modernRequest(1, "tools/call", { name: "whoami", arguments: {} });
+      const none = await handler(new Request(resource, { method: "POST", headers, body: JSON.stringify(body) }));
+      expect(none.status).toBe(401);
+      expect(none.headers.get("www-authenticate")).toContain('resource_metadata="http://localhost/.well-known/oauth-protected-resource/mcp"');
+      const token = await as.clientCredentials(resource, "tools:read");
+      const ok = await handler(new Request(resource, { method: "POST", headers: { ...headers, ...bearer(token) }, body: JSON.stringify(body) }));
+      expect(ok.status).toBe(200);
+      const text = await ok.text();
+      expect(text).toContain("cc-alice");
+    } finally {
+      await handler.close();
+    }
+  });
+});
+
+describe("other verifiers and configurations", () => {
+  it("RFC 7662 introspection for opaque tokens (audience, activity checked)", async () => {
+    const h = await authFixture().serveHttp({ port: 0, quiet: true, authorization: { issuer: as.issuer, audience: OPAQUE_RESOURCE, introspection: RS_CLIENT } });
+    try {
+      const opaque = await as.clientCredentials(OPAQUE_RESOURCE, "tools:read");
+      expect(opaque.split(".").length).toBe(1);
+      const { body, headers } = modernRequest(1, "tools/call", { name: "whoami", arguments: {} });
+      const ok = await raw(h.url, { headers: { ...headers, ...bearer(opaque) }, body });
+      expect(ok.status).toBe(200);
+      expect(JSON.parse(ok.messages[0].result.content[0].text).subject).toBe("cc-alice");
+      // A token for another resource, active at the issuer, is still not for this server.
+      const jwt = await as.clientCredentials(url, "tools:read");
+      const wrong = await raw(h.url, { headers: { ...headers, ...bearer(jwt) }, body });
+      expect(wrong.status).toBe(401);
+      expect(challenge(wrong.headers["www-authenticate"]).error).toBe("invalid_token");
+      const junk = await raw(h.url, { headers: { ...headers, ...bearer("junk") }, body });
+      expect(junk.status).toBe(401);
+      expect(junk.json.error.message).toMatch(/not active/);
+    } finally {
+      await h.close();
+    }
+  });
+
+  it("a custom verifier", async () => {
+    const h = await authFixture().serveHttp({
+      port: 0,
+      quiet: true,
+      authorization: { issuer: "https://issuer.invalid", verify: (token) => (token === "let-me-in" ? { subject: "dev", scopes: ["tools:read"], claims: {} } : undefined) },
+    });
+    try {
+      const { body, headers } = modernRequest(1, "tools/call", { name: "echo", arguments: { text: "hi" } });
+      expect((await raw(h.url, { headers: { ...headers, ...bearer("let-me-in") }, body })).messages[0].result.content[0].text).toBe("hi");
+      expect((await raw(h.url, { headers: { ...headers, ...bearer("nope") }, body })).status).toBe(401);
+    } finally {
+      await h.close();
+    }
+  });
+
+  it("requiredScopes: every request needs them (403), and the 401 challenge names them", async () => {
+    const h = await authFixture().serveHttp({ port: 0, quiet: true, authorization: { issuer: as.issuer, requiredScopes: ["tools:read"] } });
+    as.resources.add(h.url);
+    try {
+      const { body, headers } = modernRequest(1, "tools/list");
+      const none = await raw(h.url, { headers, body });
+      expect(challenge(none.headers["www-authenticate"]).scope).toBe("tools:read");
+      const token = await as.clientCredentials(h.url, "prompts:read");
+      const r = await raw(h.url, { headers: { ...headers, ...bearer(token) }, body });
+      expect(r.status).toBe(403);
+      expect(challenge(r.headers["www-authenticate"]).error).toBe("insufficient_scope");
+    } finally {
+      await h.close();
+    }
+  });
+
+  it("with authorization, serveHttp binds a public address without allowRemote, given its public URL; handlers need the resource", async () => {
+    const server = authFixture();
+    await expect(server.serveHttp({ host: "0.0.0.0", port: 0, quiet: true, authorization: { issuer: as.issuer } })).rejects.toThrow(/authorization\.resource/);
+    const h = await server.serveHttp({ host: "0.0.0.0", port: 0, quiet: true, authorization: { issuer: as.issuer, resource: "https://mcp.example.com/mcp" } });
+    await h.close();
+    await expect(server.serveHttp({ host: "0.0.0.0", port: 0, quiet: true })).rejects.toThrow(/^serveHttp: refusing to bind 0\.0\.0\.0 without authentication: [^\n]+$/);
+    expect(() => server.fetchHandler({ authorization: { issuer: as.issuer } })).toThrow(/authorization\.resource is required/);
+    expect(() => server.nodeHandler({ authorization: { issuer: as.issuer } })).toThrow(/authorization\.resource is required/);
+  });
+});
