@@ -24,8 +24,8 @@
  */
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
-import { Connection, type McpServer } from "../../runtime/dist/index.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { Connection, type McpServer, rules } from "../../runtime/dist/index.js";
 import { SPEC } from "../helpers.js";
 import { buildFixture, type FixtureConfig } from "./fixture.js";
 
@@ -273,6 +273,11 @@ const revisions = readdirSync(DIR, { withFileTypes: true })
 
 for (const revision of revisions) {
   describe(revision, () => {
+    // The revision's validators load once per process (a large module): on a loaded machine that alone can exceed
+    // WAIT_MS, which bounds answers, not module loading.
+    beforeAll(async () => {
+      await rules.validatorsFor(revision as rules.Revision);
+    }, 60_000);
     for (const name of readdirSync(join(DIR, revision))
       .filter((f) => f.endsWith(".txt"))
       .sort()) {

@@ -48,7 +48,12 @@ export function servedIn(tool: CompiledTool, revision: Revision): boolean {
  * The tool a tools/call names and its checked arguments, or the result that answers it at once (invalid arguments,
  * from 2025-11-25). Throws McpError: an unknown tool, or (up to 2025-06-18) invalid arguments.
  */
-export function resolveToolCall(registry: Registry, revision: Revision, params: Record<string, unknown>, principal: Principal | undefined): { tool: CompiledTool; args: Record<string, unknown> } | { result: Record<string, unknown> } {
+export function resolveToolCall(
+  registry: Registry,
+  revision: Revision,
+  params: Record<string, unknown>,
+  principal: Principal | undefined,
+): { tool: CompiledTool; args: Record<string, unknown> } | { result: Record<string, unknown> } {
   const name = params.name as string;
   const found = registry.tools.get(name);
   const tool = found && servedIn(found, revision) ? found : undefined;
