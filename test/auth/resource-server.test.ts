@@ -29,6 +29,12 @@ export function authFixture(): McpServer {
       return text(`hello ${(r.content as { name?: string } | undefined)?.name} from ${ctx.principal?.subject}`);
     },
   });
+  server.tool({
+    name: "job",
+    taskSupport: "optional",
+    inputSchema: { type: "object" },
+    handler: () => new Promise((r) => setTimeout(() => r(text("job done")), 30)),
+  });
   server.prompt({ name: "secret", scopes: ["prompts:read"], get: () => ({ messages: [{ role: "user", content: { type: "text", text: "s" } }] }) });
   return server;
 }
@@ -180,11 +186,11 @@ describe("scopes per feature", () => {
   it("lists show only what the scopes allow; in 2026-07-28 they are cacheScope private", async () => {
     const token = await as.clientCredentials(url, "tools:read");
     const r = await call(token, "tools/list");
-    expect(r.messages[0].result.tools.map((t: { name: string }) => t.name)).toEqual(["echo", "whoami", "ask"]);
+    expect(r.messages[0].result.tools.map((t: { name: string }) => t.name)).toEqual(["echo", "whoami", "ask", "job"]);
     expect(r.messages[0].result.cacheScope).toBe("private");
     const none = await as.clientCredentials(url, "");
     const r2 = await call(none, "tools/list");
-    expect(r2.messages[0].result.tools.map((t: { name: string }) => t.name)).toEqual(["whoami", "ask"]);
+    expect(r2.messages[0].result.tools.map((t: { name: string }) => t.name)).toEqual(["whoami", "ask", "job"]);
     const prompts = await call(token, "prompts/list");
     expect(prompts.messages[0].result.prompts).toEqual([]);
   });
@@ -236,6 +242,40 @@ describe("state bound to the principal", () => {
     // A state is checked however it came: bob's own state on a fresh round is fine, alice's retry is served.
     const own = await call(alice, "tools/call", retry, meta);
     expect(own.messages[0].result.content[0].text).toBe("hello Ann from cc-alice");
+  });
+});
+
+describe("tasks bound to the principal", () => {
+  const tasksMeta = modernMeta(undefined, { "io.modelcontextprotocol/clientCapabilities": { extensions: { "io.modelcontextprotocol/tasks": {} } } });
+  it("2026-07-28: a task id used with another principal's token is answered as unknown (-32602) for get, update and cancel", async () => {
+    const alice = await as.clientCredentials(url, "tools:read", "cc-alice");
+    const bob = await as.clientCredentials(url, "tools:read", "cc-bob");
+    const created = (await call(alice, "tools/call", { name: "job", arguments: {} }, tasksMeta)).messages[0].result;
+    expect(created.resultType).toBe("task");
+    for (const [method, params] of [
+      ["tasks/get", { taskId: created.taskId }],
+      ["tasks/update", { taskId: created.taskId, inputResponses: {} }],
+      ["tasks/cancel", { taskId: created.taskId }],
+    ] as const) {
+      const stolen = await call(bob, method, params, tasksMeta);
+      expect([method, stolen.messages[0].error?.code]).toEqual([method, -32602]);
+    }
+    const own = await call(alice, "tasks/get", { taskId: created.taskId }, tasksMeta);
+    expect(own.messages[0].result.taskId).toBe(created.taskId);
+  });
+
+  it("2025-11-25: tasks/list shows only the principal's tasks, across its sessions; another principal's tasks/result is refused", async () => {
+    const alice = await as.clientCredentials(url, "tools:read", "cc-alice");
+    const bob = await as.clientCredentials(url, "tools:read", "cc-bob");
+    const [a1, a2, b] = [await legacySession(alice), await legacySession(alice), await legacySession(bob)];
+    const post = (token: string, sid: string, method: string, params: Record<string, unknown>) =>
+      raw(url, { headers: jsonPost({ ...sessionHeaders(sid, LEGACY), ...bearer(token) }), body: { jsonrpc: "2.0", id: 9, method, params } });
+    const created = (await post(alice, a1, "tools/call", { name: "job", arguments: {}, task: {} })).messages[0].result.task;
+    // Bound to the principal, not the session: alice's other session sees it, bob's does not.
+    expect((await post(alice, a2, "tasks/list", {})).messages[0].result.tasks.map((t: { taskId: string }) => t.taskId)).toContain(created.taskId);
+    expect((await post(bob, b, "tasks/list", {})).messages[0].result.tasks).toEqual([]);
+    expect((await post(bob, b, "tasks/result", { taskId: created.taskId })).messages[0].error.code).toBe(-32602);
+    expect((await post(alice, a2, "tasks/result", { taskId: created.taskId })).messages[0].result.content[0].text).toBe("job done");
   });
 });
 

@@ -138,8 +138,11 @@ export const modernMeta = (version = MODERN, extra: Record<string, unknown> = {}
 export function modernRequest(id: number, method: string, params: Record<string, unknown> = {}, meta = modernMeta()) {
   const body = { jsonrpc: "2.0", id, method, params: { ...params, _meta: { ...meta, ...(params._meta as object | undefined) } } };
   const headers: Record<string, string> = jsonPost({ "mcp-protocol-version": String(meta["io.modelcontextprotocol/protocolVersion"]), "mcp-method": method });
-  const name = (params.name ?? params.uri) as string | undefined;
-  if (name !== undefined && ["tools/call", "prompts/get", "resources/read"].includes(method)) headers["mcp-name"] = name;
+  // Mcp-Name mirrors the params field the rules module names for this method (tools/call name, tasks/get taskId, ...).
+  const revision = String(meta["io.modelcontextprotocol/protocolVersion"]);
+  const source = rules.isRevision(revision) ? rules.nameHeaderSources(revision).find((p) => p.startsWith(`${method}:`)) : undefined;
+  const name = source ? params[source.slice(source.lastIndexOf(":") + 1)] : undefined;
+  if (typeof name === "string") headers["mcp-name"] = name;
   return { body, headers };
 }
 
