@@ -276,7 +276,7 @@ for (const revision of revisions) {
     // The revision's validators load once per process (a large module): on a loaded machine that alone can exceed
     // WAIT_MS, which bounds answers, not module loading.
     beforeAll(async () => {
-      await rules.validatorsFor(revision as rules.Revision);
+      await Promise.all([rules.validatorsFor(revision as rules.Revision), rules.allValidatorsFor(revision as rules.Revision)]);
     }, 60_000);
     for (const name of readdirSync(join(DIR, revision))
       .filter((f) => f.endsWith(".txt"))

@@ -37,7 +37,7 @@ for (const subject of SUBJECTS) {
     it.runIf(available)("a session put by one process is read by another, expires when idle unless touched, and is gone once deleted", async () => {
       const a = store();
       const b = other(a);
-      const record = { id: id(), revision: "2025-11-25", clientCapabilities: { elicitation: {} }, initialized: true, subscriptions: ["test://x"], principal: "alice" };
+      const record = { id: id(), revision: "2025-11-25", clientCapabilities: { elicitation: {} }, initialized: true, subscriptions: ["test://x"], principal: { subject: "alice" } };
       await a.put(record, 300);
       expect(await b.get(record.id)).toEqual(record);
       await sleep(200);

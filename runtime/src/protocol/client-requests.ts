@@ -27,10 +27,14 @@ export class ClientRequests {
   /** Asks waiting for the session to be ready, failed when the client can no longer answer. */
   private readonly waiters = new Set<(err: Error) => void>();
 
-  /** @param out the link's own output, where a withdrawn request's notifications/cancelled goes. */
+  /**
+   * @param out the link's own output, where a withdrawn request's notifications/cancelled goes.
+   * @param idPrefix makes this link's request ids unique among the processes that share its session.
+   */
   constructor(
     private readonly server: McpServer,
     private readonly out: Sink,
+    private readonly idPrefix = "",
   ) {}
 
   /** Ask the client `method` on `sink` (the asking request's stream); resolves with its valid result. */
@@ -52,7 +56,7 @@ export class ClientRequests {
       });
     }
     if (this.noMoreAnswers) throw this.noMoreAnswers;
-    const id = `s-${++this.next}`;
+    const id = `s-${this.idPrefix}${++this.next}`;
     const request = { jsonrpc: "2.0", id, method, params: params ?? {} } as JsonRpcRequest;
     // With validateResults (the generated projects' tests), what the handler asks is checked as results are: a request
     // the revision's schema rejects (e.g. a nested property in an elicitation form) fails the handler, not the client.
@@ -80,10 +84,10 @@ export class ClientRequests {
     });
   }
 
-  /** The client's response to one of our requests; unknown or late ones are ignored. */
-  settle(res: JsonRpcResponse): void {
+  /** The client's response to one of our requests; unknown or late ones are ignored. Returns whether it was ours. */
+  settle(res: JsonRpcResponse): boolean {
     const pending = this.pending.get(res.id as RequestId);
-    if (!pending) return;
+    if (!pending) return false;
     this.pending.delete(res.id as RequestId);
     clearTimeout(pending.timer);
     // The client's error is the handler's failure, not a code to forward to the client as the server's own.
@@ -91,6 +95,7 @@ export class ClientRequests {
     // A result that is not a valid result of the asked method is the handler's failure too (as an invalid MRTR answer is).
     else if (pending.validate && !pending.validate(res.result)) pending.reject(new Error(`the client's ${pending.method} result is invalid: ${describeErrors(pending.validate)}`));
     else pending.resolve(res.result);
+    return true;
   }
 
   /** Fail every request still waiting: the client can no longer answer (EOF, transport closed). */

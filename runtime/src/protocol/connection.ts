@@ -16,7 +16,7 @@ import { classify, type Classification } from "./classify.js";
 import { ClientRequests } from "./client-requests.js";
 import { dispatcherFor, type Dispatcher } from "./dispatch.js";
 import { randomId } from "./mrtr.js";
-import { changeNotification, handshake, markInitialized, type LegacyPeer, type LegacySession } from "./legacy-session.js";
+import { changeNotification, handshake, markInitialized, restoredSession, type LegacyPeer, type LegacySession } from "./legacy-session.js";
 import type { InFlight, Principal, RequestScope, Sink } from "./request.js";
 
 export { META_PROTOCOL_VERSION, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_SUBSCRIPTION_ID } from "../wire/meta.js";
@@ -27,6 +27,14 @@ export interface ConnectionOptions {
   transport: "stdio" | "http";
   /** HTTP only: this connection serves one era (a legacy session). */
   era?: "legacy" | "modern";
+  /** The link's id (a legacy HTTP session's id, so that what is bound to it is found by every process); default random. */
+  id?: string;
+  /** Prefix of the ids of this link's server→client requests, unique per process where several serve the session. */
+  requestIdPrefix?: string;
+  /** The session changed (handshake, initialized, log level, subscriptions): where sessions are shared, store it. */
+  onSessionChange?: (session: LegacySession) => void;
+  /** A client response to no request of this process: it may be another process's (shared sessions). */
+  onForeignResponse?: (response: JsonRpcResponse) => void;
 }
 
 export class Connection implements LegacyPeer {
@@ -35,7 +43,7 @@ export class Connection implements LegacyPeer {
   readonly inFlight = new Map<RequestId, InFlight>();
   readonly listens = new Set<() => void>();
   readonly transport: "stdio" | "http";
-  readonly id = randomId();
+  readonly id: string;
   private readonly admission = new AdmissionQueue();
   private readonly asks: ClientRequests;
   private readonly dispatcher: Dispatcher;
@@ -47,12 +55,14 @@ export class Connection implements LegacyPeer {
     readonly options: ConnectionOptions = { transport: "stdio" },
   ) {
     this.transport = options.transport;
+    this.id = options.id ?? randomId();
     this.dispatcher = dispatcherFor(server);
-    this.asks = new ClientRequests(server, out);
-    // Legacy change notifications go to the link's own output (stdio, or the session's GET stream).
+    this.asks = new ClientRequests(server, out, options.requestIdPrefix);
+    // Legacy change notifications go to the link's own output (stdio, or the session's GET stream). Every process
+    // sharing a session hears every event, so they are the link's own, never forwarded (sendEvent).
     this.unsubscribe = server.onEvent((e) => {
       const message = changeNotification(server, this.session, e);
-      if (message) out.send(message);
+      if (message) (out.sendEvent ?? out.send).call(out, message);
     });
   }
 
@@ -79,6 +89,28 @@ export class Connection implements LegacyPeer {
         settled();
       }
     });
+  }
+
+  /** The session's state changed: tell whoever keeps it (shared sessions). */
+  sessionChanged(): void {
+    if (this.session) this.options.onSessionChange?.(this.session);
+  }
+
+  /** Resume a session another process opened, from its stored state (shared sessions). */
+  restoreSession(state: {
+    revision: Revision;
+    clientCapabilities: Record<string, unknown>;
+    clientInfo?: Record<string, unknown>;
+    initialized: boolean;
+    logLevel?: string;
+    subscriptions: string[];
+  }): void {
+    this.session = restoredSession(state);
+  }
+
+  /** A response that another process's link received for a request of this one (shared sessions). */
+  settleForeign(response: JsonRpcResponse): boolean {
+    return this.asks.settle(response);
   }
 
   /** Resolves when every message received so far has been answered. */
@@ -180,7 +212,8 @@ export class Connection implements LegacyPeer {
       case "invalid":
         return sink.send(this.errorResponse(inbound.id, errorCode(this.fallbackRevision, "INVALID_REQUEST")!, `Invalid Request: ${inbound.reason}`));
       case "response":
-        return this.asks.settle(inbound.message);
+        if (!this.asks.settle(inbound.message)) this.options.onForeignResponse?.(inbound.message);
+        return;
       case "malformed-response":
         return;
       case "notification":
@@ -229,7 +262,10 @@ export class Connection implements LegacyPeer {
   private notification(method: string, params: Record<string, unknown> | undefined): void {
     switch (method) {
       case "notifications/initialized":
-        if (this.session) markInitialized(this.session, (id) => this.inFlight.has(id));
+        if (this.session && !this.session.initialized) {
+          markInitialized(this.session, (id) => this.inFlight.has(id));
+          this.sessionChanged();
+        }
         return;
       case "notifications/cancelled": {
         // Unknown or late cancellations are ignored; initialize is never cancelled (it is answered before anything else runs).

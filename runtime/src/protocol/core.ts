@@ -13,6 +13,8 @@ import type { InFlight, Principal, Sink } from "./request.js";
 import { declaredScopes, scopesFor } from "../server/authorization.js";
 import type { Classification } from "./classify.js";
 import type { Revision } from "../rules.js";
+import type { MessageBus } from "../state/bus.js";
+import type { EventLog, SessionStore } from "../state/sessions.js";
 
 export interface ProtocolCore {
   /** Revisions served, in declaration order. */
@@ -27,6 +29,10 @@ export interface ProtocolCore {
   requiredScopes(method: string, params: Record<string, unknown> | undefined): readonly string[] | undefined;
   /** Every scope the server's tools, prompts and resources declare. */
   declaredScopes(): readonly string[];
+  /** The message bus the server's processes share (server events; shared legacy sessions' traffic). */
+  readonly bus: MessageBus;
+  /** The shared legacy session store and event log, when configured (ServerOptions.sessions, env MCP_REDIS_URL). */
+  sharedSessions(): (SessionStore & EventLog) | undefined;
   /** HTTP: the Mcp-Param headers tool `toolName` declares (spec/2026-07-28/basic/transports/streamable-http.mdx#custom-headers-from-tool-parameters). */
   paramHeaders(toolName: string): readonly HeaderParam[] | undefined;
 }
@@ -45,6 +51,10 @@ export function protocolCore(server: McpServer): ProtocolCore {
       get eras() {
         return server.eras;
       },
+      get bus() {
+        return server.bus;
+      },
+      sharedSessions: () => server.sharedSessions(),
       connect: (sink, options) => new Connection(server, sink, options),
       serveModern: (value, route, sink, flight, listens, principal) => dispatcherFor(server).serveModern(value, route, sink, flight, listens, principal),
       requiredScopes: (method, params) => scopesFor(server, method, params),

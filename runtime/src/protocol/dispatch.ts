@@ -57,9 +57,9 @@ const METHODS: Readonly<Record<string, MethodHandler>> = {
   "resources/templates/list": (s, p, ctx) => listResourceTemplates(s, ctx.revision, p, ctx.principal),
   "resources/read": (s, p, ctx) => readResource(s, ctx.revision, p, ctx),
   // Legacy-only methods: the revision in force has a session (the rules module removes them from the modern era).
-  "resources/subscribe": (_s, p, ctx) => (ctx.scope.peer!.session!.subscriptions.add(p.uri as string), {}),
-  "resources/unsubscribe": (_s, p, ctx) => (ctx.scope.peer!.session!.subscriptions.delete(p.uri as string), {}),
-  "logging/setLevel": (_s, p, ctx) => ((ctx.scope.peer!.session!.logLevel = p.level as LoggingLevel), {}),
+  "resources/subscribe": (_s, p, ctx) => (ctx.scope.peer!.session!.subscriptions.add(p.uri as string), ctx.scope.peer!.sessionChanged?.(), {}),
+  "resources/unsubscribe": (_s, p, ctx) => (ctx.scope.peer!.session!.subscriptions.delete(p.uri as string), ctx.scope.peer!.sessionChanged?.(), {}),
+  "logging/setLevel": (_s, p, ctx) => ((ctx.scope.peer!.session!.logLevel = p.level as LoggingLevel), ctx.scope.peer!.sessionChanged?.(), {}),
   "prompts/list": (s, p, ctx) => listPrompts(s, ctx.revision, p, ctx.principal),
   "prompts/get": (s, p, ctx) => getPrompt(s, ctx.revision, p, ctx),
   "completion/complete": (s, p, ctx) => complete(s, ctx.revision, p),
@@ -300,7 +300,7 @@ export class Dispatcher {
     const mode = method === ELICIT ? unsupportedElicitationMode(revision, ctx.clientCapabilities[capability] as Result, params) : undefined;
     if (mode) return Promise.reject(new MissingCapabilityError({ [capability]: { [mode]: {} } }));
     const task = flight.task;
-    if (task?.created) {
+    if (task?.decided) {
       const peer = scope.peer;
       return tasksFor(this.server).ask(tasksFor(this.server).run(flight)!, ctx, method, capability, params, options?.key, (s, p) =>
         peer ? peer.askClient(s, method, p) : Promise.reject(new McpError(errorCode(revision, "INTERNAL_ERROR")!, `${method}: no link to ask the client on`)),

@@ -41,6 +41,8 @@ export interface LegacyPeer {
   session?: LegacySession;
   /** Ends of this link's subscriptions/listen streams (the link's end ends them). */
   readonly listens: Set<() => void>;
+  /** The session's state changed (log level, subscriptions): where sessions are shared, it is stored. */
+  sessionChanged?(): void;
   /** A server→client request (legacy only). */
   askClient(scope: RequestScope, method: string, params: Record<string, unknown> | undefined): Promise<Record<string, unknown>>;
 }
@@ -85,6 +87,31 @@ export async function handshake(server: McpServer, current: LegacySession | unde
   const result: Record<string, unknown> = { protocolVersion: revision, capabilities: server.capabilities(revision), serverInfo: server.serverInfo(revision) };
   if (server.options.instructions && hasField(revision, "InitializeResult", "instructions")) result.instructions = server.options.instructions;
   return { response: { jsonrpc: "2.0", id: req.id, result }, session };
+}
+
+/** A session restored from its stored state (shared sessions): the same fields, with nothing held. */
+export function restoredSession(state: {
+  revision: Revision;
+  clientCapabilities: Record<string, unknown>;
+  clientInfo?: Record<string, unknown>;
+  initialized: boolean;
+  logLevel?: string;
+  subscriptions: string[];
+}): LegacySession {
+  let markReady!: () => void;
+  const ready = new Promise<void>((r) => (markReady = r));
+  if (state.initialized) markReady();
+  return {
+    revision: state.revision,
+    clientCapabilities: state.clientCapabilities,
+    clientInfo: state.clientInfo,
+    initialized: state.initialized,
+    logLevel: state.logLevel as LoggingLevel | undefined,
+    subscriptions: new Set(state.subscriptions),
+    held: [],
+    ready,
+    markReady,
+  };
 }
 
 /**

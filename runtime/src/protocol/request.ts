@@ -11,6 +11,11 @@ import type { LegacyPeer } from "./legacy-session.js";
 /** Where messages for one request go: the link's output, or (HTTP) that request's own stream. */
 export interface Sink {
   send(message: JsonRpcMessage): void;
+  /**
+   * A change notification derived from a server event (legacy sessions): every process sharing the session hears the
+   * event itself, so it is never forwarded to another process. Default: send.
+   */
+  sendEvent?(message: JsonRpcMessage): void;
   /** Close the connection carrying this request's stream, keeping the stream resumable (HTTP only; see RequestContext.closeStream). */
   closeStream?(): boolean;
 }
@@ -22,7 +27,7 @@ export class InFlight {
   /** Modern MRTR state of this run, made on the first ask (or up front when the request carries answers). */
   round?: InputRound;
   /** Set when this run is a task's (protocol/tasks.ts): its asks and notifications follow the task's rules. */
-  task?: { readonly id: string; readonly created: boolean; status(message: string): void };
+  task?: { readonly id: string; readonly decided: boolean; status(message: string): void };
   private controller?: AbortController;
   private reason?: unknown;
 

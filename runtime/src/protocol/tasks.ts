@@ -62,8 +62,15 @@ export function missingTasksExtension(): MissingCapabilityError {
 
 /** One task this process is running. */
 class TaskRun implements TaskHandle {
-  /** Modern: stored and answered with CreateTaskResult (asks now go to the task, not the request). */
+  /**
+   * The run is a task from now on (extension: its first macrotask passed unsettled): its asks go to the task, not the
+   * request, once it is stored (`ready`).
+   */
+  decided = false;
+  /** Stored (durable): CreateTaskResult may be written, and the task's own asks and status messages go to the store. */
   created = false;
+  readonly ready: Promise<void>;
+  private markReady!: () => void;
   /** Asks waiting for their answer, by key. */
   readonly waiting = new Map<string, { resolve(v: Result): void; reject(e: unknown): void; method: string }>();
   /** Streams of tasks/result requests waiting on this task (2025-11-25): where a question is best sent. */
@@ -79,14 +86,22 @@ class TaskRun implements TaskHandle {
     /** Legacy: the link's own output (stdio, or the session's GET stream). */
     readonly link: Sink | undefined,
     readonly owner: string,
-  ) {}
+  ) {
+    this.ready = new Promise((r) => (this.markReady = r));
+  }
+
+  /** Stored: what waited for it goes on. */
+  stored(): void {
+    this.created = true;
+    this.markReady();
+  }
 
   /** A status message set before the task was stored (extension: the first macrotask), kept for its creation. */
   pendingMessage?: string;
 
   status(message: string): void {
-    if (!this.created) this.pendingMessage = message;
-    else void this.tasks.store.update(this.id, { statusMessage: message }).catch(() => {});
+    if (!this.decided) this.pendingMessage = message;
+    else void this.ready.then(() => this.tasks.store.update(this.id, { statusMessage: message })).catch(() => {});
   }
 
   /** A key for an ask, unique over the task's life. */
@@ -249,9 +264,10 @@ export class Tasks {
 
     if (core) {
       // Durable before the CreateTaskResult is written; the handler starts after it.
+      run.decided = true;
       await this.store.create(record);
       this.track(run, ttlMs);
-      run.created = true;
+      run.stored();
       void this.execute(run, tool, args, taskCtx);
       return createTaskResult(revision, record);
     }
@@ -269,6 +285,8 @@ export class Tasks {
       if (q.ok) return q.r;
       throw q.e;
     }
+    // From here the run is a task: an ask it makes while the task is being stored waits for it (run.ready).
+    run.decided = true;
     if (run.pendingMessage !== undefined) record.statusMessage = run.pendingMessage;
     try {
       await this.store.create(record);
@@ -278,7 +296,7 @@ export class Tasks {
       throw err;
     }
     this.track(run, ttlMs);
-    run.created = true;
+    run.stored();
     sink.target = undefined;
     void this.finish(run, tool, quick);
     return createTaskResult(revision, record);
@@ -373,6 +391,7 @@ export class Tasks {
     key: string | undefined,
     askClient: (scope: RequestScope, params: Result) => Promise<Result>,
   ): Promise<Result> {
+    await run.ready;
     if (taskWireForm(run.revision) === "core") {
       const withMeta = { ...(params ?? {}), _meta: { ...((params?._meta as Result) ?? {}), [META_RELATED_TASK]: { taskId: run.id } } };
       const stream = [...run.resultStreams].pop();

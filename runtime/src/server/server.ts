@@ -11,6 +11,8 @@ import { type Revision, ERA, REVISIONS, hasCapability, taskWireForm } from "../r
 import { TASKS_EXTENSION } from "../wire/meta.js";
 import { MemoryTaskStore, type TaskStore } from "../state/task-store.js";
 import { type BusMessage, LocalBus, type MessageBus } from "../state/bus.js";
+import type { EventLog, SessionStore } from "../state/sessions.js";
+import { RedisSessions } from "../state/sessions-redis.js";
 import { SqliteTaskStore } from "../state/task-store-sqlite.js";
 import { PostgresTaskStore } from "../state/task-store-postgres.js";
 import { RequestStateCodec } from "../protocol/mrtr.js";
@@ -125,6 +127,20 @@ export class McpServer {
     }
     if (store === undefined && env !== undefined && env !== "" && env !== "memory") throw new TypeError(`MCP_TASK_STORE=${env}: expected memory, sqlite:<path> or postgres`);
     return new MemoryTaskStore();
+  }
+
+  private sessionsCache?: { value: (SessionStore & EventLog) | undefined };
+
+  /**
+   * The legacy session store and event log shared by this server's processes: `options.sessions`, else (env
+   * MCP_REDIS_URL) Redis, else none (each process keeps its own sessions in memory). Made on first use.
+   */
+  sharedSessions(): (SessionStore & EventLog) | undefined {
+    if (!this.sessionsCache) {
+      const url = this.options.sessions ? undefined : readEnv("MCP_REDIS_URL");
+      this.sessionsCache = { value: this.options.sessions ?? (url ? new RedisSessions(url) : undefined) };
+    }
+    return this.sessionsCache.value;
   }
 
   /** Whether any tool can run as a task: then the server declares tasks (2025-11-25) or the tasks extension (2026-07-28). */

@@ -298,6 +298,12 @@ export interface ServerOptions {
    * subscriptions/listen fan-out). Default: this process only.
    */
   bus?: import("../state/bus.js").MessageBus;
+  /**
+   * Legacy Streamable HTTP sessions shared by this server's processes, so that any process serves any session (no
+   * sticky routing): the session store and event log (e.g. `new RedisSessions(url)`), used with a shared `bus`.
+   * Default: env MCP_REDIS_URL (Redis for both), else each process keeps its own sessions.
+   */
+  sessions?: import("../state/sessions.js").SessionStore & import("../state/sessions.js").EventLog;
   /** Tasks: the store and limits. Used only when a tool has `taskSupport`. */
   tasks?: TaskOptions;
 }

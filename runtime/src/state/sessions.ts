@@ -18,8 +18,8 @@ export interface SessionRecord {
   logLevel?: string;
   /** resources/subscribe URIs. */
   subscriptions: string[];
-  /** The subject of the principal that opened it (authorization): another principal's requests are refused. */
-  principal?: string;
+  /** The principal that opened it (authorization): another principal's requests are refused. */
+  principal?: { subject: string; clientId?: string };
 }
 
 export interface SessionStore {

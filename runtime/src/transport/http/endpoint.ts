@@ -24,6 +24,7 @@ import { AccessPolicy } from "./security.js";
 import { AuthorizationError, ResourceServer, missingScopes, samePrincipal } from "./authorization.js";
 import type { Principal } from "../../protocol/request.js";
 import type { LegacyHttpSession } from "./sessions.js";
+import { SharedSessions } from "./shared-sessions.js";
 import { SSE_HEADERS } from "./sse.js";
 
 type Headers = Record<string, string>;
@@ -52,6 +53,8 @@ export class HttpEndpoint {
   private readonly fallback: Revision;
   private timers?: ReturnType<typeof setInterval>[];
   readonly servesLegacy: boolean;
+  /** Legacy sessions shared with the server's other processes (a shared session store is configured). */
+  readonly shared?: SharedSessions;
 
   /**
    * @param bound serveHttp's bound interface and port (see AccessPolicy).
@@ -69,6 +72,8 @@ export class HttpEndpoint {
     this.fallback = core.revisions[core.revisions.length - 1];
     this.servesLegacy = core.eras.legacy.length > 0;
     this.access = new AccessPolicy(options, bound);
+    const store = this.servesLegacy ? core.sharedSessions() : undefined;
+    if (store) this.shared = new SharedSessions(this, store, core.bus, options.sessionIdleMs ?? 30 * 60_000);
     const auth = options.authorization;
     if (auth) {
       if (!auth.issuer) throw new TypeError("authorization.issuer is required");
@@ -352,9 +357,24 @@ export class HttpEndpoint {
     const accept = parseAccept(one(req.headers.accept));
     this.readJson(req, res, accept, (value) => {
       if (!Array.isArray(value) && !isObject(value)) return this.invalidRequest(res, 400, "Invalid Request: the body must be a JSON-RPC message");
+      const sid = this.servesLegacy ? one(req.headers["mcp-session-id"]) : undefined;
+      // Shared sessions: a session opened on another process is restored from the store first.
+      if (sid !== undefined && this.shared && !this.legacy.sessions.has(sid)) {
+        this.shared.restore(sid).then(
+          () => this.routePost(req, res, value, accept, sid, principal),
+          (err) => this.internalError(res, err),
+        );
+        return;
+      }
+      this.routePost(req, res, value, accept, sid, principal);
+    });
+  }
+
+  private routePost(req: Incoming, res: Reply, value: Record<string, unknown> | unknown[], accept: Accept, sid: string | undefined, principal: Principal | undefined): void {
+    {
       const headers = req.headers;
-      const sid = this.servesLegacy ? one(headers["mcp-session-id"]) : undefined;
       const found = sid === undefined ? undefined : this.legacy.sessions.get(sid);
+      if (found) this.shared?.touch(found);
       // A session is served only to the principal that opened it; to anyone else it does not exist (404).
       const session = found && this.owns(found.principal, principal) ? found : undefined;
       const facts: InboundFacts = {
@@ -377,7 +397,7 @@ export class HttpEndpoint {
       }
       if (route.kind === "modern") return this.modernPost(res, value as Record<string, unknown>, accept, route, principal);
       this.legacy.post(res, value, accept, session, principal);
-    });
+    }
   }
 
   /**

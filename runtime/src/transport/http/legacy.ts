@@ -34,6 +34,11 @@ export class LegacyStreamableHttp {
     session.registered = true;
     this.sessions.set(session.id, session);
     res.setHeader("mcp-session-id", session.id);
+    // Shared sessions: stored before the client can learn the id, so that its next request may land on any process.
+    if (this.t.shared) {
+      this.t.shared.join(session);
+      this.t.shared.save(session);
+    }
   }
 
   sweep(idleMs: number): void {
@@ -66,21 +71,31 @@ export class LegacyStreamableHttp {
     this.sessions.clear();
   }
 
-  /** GET and DELETE name a session: unknown is 404, and a MCP-Protocol-Version header must name a served legacy revision. */
-  private sessionOf(res: Reply, headers: HeaderBag, principal: Principal | undefined): LegacyHttpSession | undefined {
-    const found = this.sessions.get(one(headers["mcp-session-id"])!);
+  /**
+   * The session a request names, here or (shared sessions) restored from the store: then `found`. Unknown (or another
+   * principal's) is 404; a MCP-Protocol-Version header must name a served legacy revision.
+   */
+  private withSession(res: Reply, headers: HeaderBag, principal: Principal | undefined, found: (s: LegacyHttpSession) => void): void {
+    const id = one(headers["mcp-session-id"])!;
+    const here = this.sessions.get(id);
+    if (!here && this.t.shared) {
+      this.t.shared.restore(id).then(
+        (s) => this.checkSession(res, headers, principal, s, found),
+        (err) => this.t.internalError(res, err),
+      );
+      return;
+    }
+    this.checkSession(res, headers, principal, here, found);
+  }
+
+  private checkSession(res: Reply, headers: HeaderBag, principal: Principal | undefined, found: LegacyHttpSession | undefined, then: (s: LegacyHttpSession) => void): void {
     // Another principal's session does not exist for this one: a session id alone never authorizes (spec/2025-11-25/basic/authorization.mdx#token-requirements).
     const s = found && this.t.owns(found.principal, principal) ? found : undefined;
-    if (!s) {
-      this.t.invalidRequest(res, 404, "Not Found: unknown or terminated session; send initialize to start a new one", null);
-      return undefined;
-    }
+    if (!s) return this.t.invalidRequest(res, 404, "Not Found: unknown or terminated session; send initialize to start a new one", null);
     const wrong = legacyHeaderCheck({ header: (name) => one(headers[name]), served: this.t.core.eras });
-    if (wrong) {
-      this.t.reject(res, wrong.status, wrong.error.code, wrong.error.message, null, wrong.revision);
-      return undefined;
-    }
-    return s;
+    if (wrong) return this.t.reject(res, wrong.status, wrong.error.code, wrong.error.message, null, wrong.revision);
+    this.t.shared?.touch(s);
+    then(s);
   }
 
   /** A legacy POST, classified: in `session`, or (none) an initialize that mints one if its handshake succeeds. */
@@ -124,13 +139,36 @@ export class LegacyStreamableHttp {
       return this.t.invalidRequest(res, 405, "Method Not Allowed: GET needs a legacy session (Mcp-Session-Id)", null, { allow: "POST" });
     }
     if (!parseAccept(one(headers.accept)).sse) return this.t.invalidRequest(res, 406, "Not Acceptable: a GET stream needs Accept: text/event-stream");
-    const session = this.sessionOf(res, headers, principal);
-    if (!session) return;
+    this.withSession(res, headers, principal, (session) => this.stream(req, res, session));
+  }
+
+  private stream(req: Incoming, res: Reply, session: LegacyHttpSession): void {
+    const headers = req.headers;
     session.lastSeen = Date.now();
     const revision = session.connection.session?.revision;
     const lastEventId = one(headers["last-event-id"]);
     // Resumption: replay what followed Last-Event-ID on the stream it names, and only there. spec/2025-11-25/basic/transports.mdx#resumability-and-redelivery
     const resumed = revision && lastEventId !== undefined && resumableStreams(revision) ? session.lookup(lastEventId) : undefined;
+    if (resumed === "unknown" && this.t.shared) {
+      // Shared sessions: a stream another process wrote, replayed from the event log and followed until it ends.
+      const [n, after] = lastEventId!.split("-").map(Number);
+      const shared = this.t.shared;
+      shared
+        .resumeRemote(session, n, after, res, () => {
+          this.t.startSse(res, 200, session);
+          res.once("close", () => this.t.untrack(res));
+        })
+        .then(
+          (known) => {
+            if (known) return;
+            this.t.startSse(res, 200, session);
+            this.t.untrack(res);
+            res.end();
+          },
+          (err) => this.t.internalError(res, err),
+        );
+      return;
+    }
     if (resumed === "unknown") {
       // A stream of this session that is no longer kept (or never was): nothing to replay, and the GET stream is not
       // what was asked for. The stream ends at once; a client that still waits for a response there will not get it.
@@ -168,10 +206,11 @@ export class LegacyStreamableHttp {
     if (headers["mcp-session-id"] === undefined || !this.t.servesLegacy) {
       return this.t.invalidRequest(res, 405, "Method Not Allowed: DELETE needs a legacy session (Mcp-Session-Id)", null, { allow: "POST" });
     }
-    const session = this.sessionOf(res, headers, principal);
-    if (!session) return;
-    this.sessions.delete(session.id);
-    session.terminate();
-    res.writeHead(200).end();
+    this.withSession(res, headers, principal, (session) => {
+      this.sessions.delete(session.id);
+      // Ended everywhere: on every process sharing it, and in the shared store.
+      session.terminate(true);
+      res.writeHead(200).end();
+    });
   }
 }

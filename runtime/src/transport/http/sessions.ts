@@ -11,6 +11,12 @@ import type { Principal } from "../../protocol/request.js";
 
 const LEGACY: { transport: "http"; era: "legacy" } = { transport: "http", era: "legacy" };
 
+/** A stream number no other process of a shared session picks (48 random bits; Last-Event-ID allows 15 digits). */
+function randomStreamNumber(): number {
+  const b = crypto.getRandomValues(new Uint16Array(3));
+  return ((b[0] * 65536 + b[1]) * 65536 + b[2]) % 2 ** 48 || 1;
+}
+
 const B64URL = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 /**
  * A session id: 24 cryptographically random bytes as 32 base64url characters (visible ASCII, as the session id MUST
@@ -88,6 +94,8 @@ export class SessionStream {
     const text = message === undefined ? `id: ${id}\nretry: ${SSE_RETRY_MS}\ndata: \n\n` : `id: ${id}\nevent: message\ndata: ${JSON.stringify(message)}\n\n`;
     if (this.log.length >= STREAM_LOG_EVENTS) this.session.dropOldest(this);
     if (this.session.reserve(this, text.length)) this.log.push({ seq, text });
+    // Shared sessions: kept where another process can replay it (a GET with Last-Event-ID may land anywhere).
+    this.session.t.shared?.logEvent(this.session, this.n, seq, text);
     const res = this.res;
     if (res && !res.destroyed) res.write(text);
   }
@@ -96,6 +104,7 @@ export class SessionStream {
   end(): void {
     this.ended = true;
     this.session.ended(this);
+    this.session.t.shared?.endStream(this.session, this.n);
     const res = this.res;
     if (res && !res.destroyed) {
       this.session.t.untrack(res);
@@ -127,6 +136,8 @@ export class LegacyHttpSession implements Sink {
   /** Unsolicited messages waiting for a GET stream (bounded). */
   backlog: JsonRpcMessage[] = [];
   lastSeen = Date.now();
+  /** When the shared store was last told the session is in use. */
+  touched = 0;
   active = 0;
   /** Resumable streams by number, oldest first. */
   private readonly streams = new Map<number, SessionStream>();
@@ -140,23 +151,51 @@ export class LegacyHttpSession implements Sink {
     readonly t: HttpEndpoint,
     readonly id: string,
   ) {
-    this.connection = t.core.connect(this, LEGACY);
+    const shared = t.shared;
+    this.connection = t.core.connect(
+      this,
+      shared
+        ? {
+            ...LEGACY,
+            id,
+            // Server→client request ids unique among the processes serving the session; a client's answer that lands on
+            // another process comes back over the bus, and one for another process goes there.
+            requestIdPrefix: `${shared.origin}-`,
+            onSessionChange: () => shared.save(this),
+            onForeignResponse: (response) => shared.publish(id, { t: "response", message: response }),
+          }
+        : { ...LEGACY, id },
+    );
   }
 
+  /** A message for the session's GET stream: written where it is open here; shared sessions: else wherever it is open. */
   send(message: JsonRpcMessage): void {
-    const s = this.stream;
-    if (s && !s.destroyed) {
-      if (this.standalone) this.standalone.write(message);
-      else s.write(sseEvent(message));
-      return;
-    }
+    if (this.writeToGetStream(message)) return;
+    if (this.t.shared) return this.t.shared.publish(this.id, { t: "out", message });
     if (this.backlog.length >= 1000) this.backlog.shift();
     this.backlog.push(message);
   }
 
+  /** A change notification: every process sharing the session hears the event itself, so it is never forwarded. */
+  sendEvent(message: JsonRpcMessage): void {
+    if (this.writeToGetStream(message) || this.t.shared) return;
+    if (this.backlog.length >= 1000) this.backlog.shift();
+    this.backlog.push(message);
+  }
+
+  /** Write to the GET stream if it is open here; returns whether it was. */
+  writeToGetStream(message: JsonRpcMessage): boolean {
+    const s = this.stream;
+    if (!s || s.destroyed) return false;
+    if (this.standalone) this.standalone.write(message);
+    else s.write(sseEvent(message));
+    return true;
+  }
+
   /** A new resumable stream carried by `res`, primed if the revision asks for it. */
   openStream(res: Reply, prime: boolean): SessionStream {
-    const stream = new SessionStream(this, ++this.nextStream);
+    // Shared sessions: stream numbers unique among the processes (event ids are `<stream>-<seq>`).
+    const stream = new SessionStream(this, this.t.shared ? randomStreamNumber() : ++this.nextStream);
     this.streams.set(stream.n, stream);
     stream.attach(res);
     if (prime) stream.write();
@@ -205,7 +244,16 @@ export class LegacyHttpSession implements Sink {
     this.streams.delete(stream.n);
   }
 
-  terminate(): void {
+  /**
+   * End the session here: its connection, streams and logs. `everywhere` (DELETE): also on every process sharing it,
+   * and in the shared store.
+   */
+  terminate(everywhere = false): void {
+    const shared = this.t.shared;
+    if (shared) {
+      shared.leave(this.id);
+      if (everywhere) shared.terminateEverywhere(this);
+    }
     this.connection.close();
     const s = this.stream;
     this.stream = undefined;

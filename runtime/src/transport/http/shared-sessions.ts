@@ -1,0 +1,229 @@
+/**
+ * Legacy Streamable HTTP sessions served by any process of a server (no sticky routing): the session's state is in a
+ * shared session store, its resumable streams' events in a shared event log, and what one process must tell another
+ * goes over the server's message bus on the session's channel:
+ *
+ * - `state`: the session changed (initialized, log level, subscriptions): every process's copy follows;
+ * - `response`: a client's answer to a server→client request that another process sent (the handler waits there);
+ * - `out`: a message for the session's GET stream, wherever it is open;
+ * - `event` / `end`: a resumable stream's events, for a client that resumed it on another process;
+ * - `terminate`: DELETE (or expiry) on one process ends the session everywhere.
+ *
+ * spec/2025-11-25/basic/transports.mdx#session-management, spec/2025-11-25/basic/transports.mdx#resumability-and-redelivery
+ */
+import { randomId } from "../../protocol/mrtr.js";
+import type { Principal } from "../../protocol/request.js";
+import type { BusMessage, MessageBus } from "../../state/bus.js";
+import type { EventLog, LoggedEvent, SessionRecord, SessionStore } from "../../state/sessions.js";
+import type { JsonRpcMessage, JsonRpcResponse } from "../../wire/jsonrpc.js";
+import type { HttpEndpoint } from "./endpoint.js";
+import type { Reply } from "./io.js";
+import { LegacyHttpSession } from "./sessions.js";
+
+type SessionMessage =
+  | { t: "state"; record: SessionRecord }
+  | { t: "response"; message: JsonRpcResponse }
+  | { t: "out"; message: JsonRpcMessage }
+  | { t: "event"; n: number; seq: number; text: string }
+  | { t: "end"; n: number }
+  | { t: "terminate" };
+
+/** A resumed stream carried here for another process's stream: events up to `seq` written; live ones wait while the log is replayed. */
+interface Follower {
+  res: Reply;
+  seq: number;
+  replaying: boolean;
+  buffered: LoggedEvent[];
+}
+
+const warn = (what: string) => (err: unknown) => process.stderr.write(`mcp runtime: shared sessions: ${what}: ${(err as Error)?.message ?? err}\n`);
+
+export class SharedSessions {
+  /** This process, as the sender of bus messages (its own come back and are dropped). */
+  readonly origin = randomId();
+  private readonly joined = new Map<string, () => void>();
+  /** Resumed streams this process carries for another process's stream: session → stream number → reply. */
+  private readonly followers = new Map<string, Map<number, Follower>>();
+
+  constructor(
+    private readonly t: HttpEndpoint,
+    readonly store: SessionStore & EventLog,
+    private readonly bus: MessageBus,
+    private readonly idleMs: number,
+  ) {}
+
+  private channel(id: string): string {
+    return `session:${id}`;
+  }
+
+  publish(id: string, message: SessionMessage): void {
+    this.bus.publish(this.channel(id), { ...message, o: this.origin } as unknown as BusMessage);
+  }
+
+  /** What the store keeps of `s`. */
+  private record(s: LegacyHttpSession): SessionRecord | undefined {
+    const l = s.connection.session;
+    if (!l) return undefined;
+    return {
+      id: s.id,
+      revision: l.revision,
+      clientCapabilities: l.clientCapabilities,
+      ...(l.clientInfo ? { clientInfo: l.clientInfo } : {}),
+      initialized: l.initialized,
+      ...(l.logLevel ? { logLevel: l.logLevel } : {}),
+      subscriptions: [...l.subscriptions],
+      ...(s.principal ? { principal: { subject: s.principal.subject, ...(s.principal.clientId ? { clientId: s.principal.clientId } : {}) } } : {}),
+    };
+  }
+
+  /** A session was opened or changed here: store it, and tell the processes that hold a copy. */
+  save(s: LegacyHttpSession): void {
+    if (!s.registered) return;
+    const record = this.record(s);
+    if (!record) return;
+    void this.store.put(record, this.idleMs).catch(warn(`storing session ${s.id}`));
+    this.publish(s.id, { t: "state", record });
+  }
+
+  /** The session was used here: keep it alive in the store (at most every quarter of the idle time). */
+  touch(s: LegacyHttpSession): void {
+    const now = Date.now();
+    if (now - s.touched < this.idleMs / 4) return;
+    s.touched = now;
+    void this.store.touch(s.id, this.idleMs).catch(warn(`touching session ${s.id}`));
+  }
+
+  /** Hear the session's channel (a session opened or restored here). */
+  join(s: LegacyHttpSession): void {
+    if (this.joined.has(s.id)) return;
+    this.joined.set(
+      s.id,
+      this.bus.subscribe(this.channel(s.id), (m) => this.receive(s, m as unknown as SessionMessage & { o?: string })),
+    );
+  }
+
+  /** Stop hearing it (the session ended here). */
+  leave(id: string): void {
+    this.joined.get(id)?.();
+    this.joined.delete(id);
+    for (const f of this.followers.get(id)?.values() ?? []) this.endFollower(f.res);
+    this.followers.delete(id);
+  }
+
+  /**
+   * The session `id` opened on another process, restored here from the store for `principal` (undefined: unknown,
+   * expired, or another principal's; the caller answers 404).
+   */
+  async restore(id: string): Promise<LegacyHttpSession | undefined> {
+    const record = await this.store.get(id);
+    const existing = this.t.legacy.sessions.get(id);
+    if (existing) return existing;
+    if (!record) return undefined;
+    const s = new LegacyHttpSession(this.t, id);
+    if (record.principal) s.principal = { subject: record.principal.subject, clientId: record.principal.clientId, scopes: [], claims: {} } as Principal;
+    s.connection.restoreSession(record as never);
+    s.registered = true;
+    s.touched = Date.now();
+    this.t.legacy.sessions.set(id, s);
+    this.join(s);
+    return s;
+  }
+
+  /** DELETE here: the session ends everywhere, and the store forgets it and its events. */
+  terminateEverywhere(s: LegacyHttpSession): void {
+    this.publish(s.id, { t: "terminate" });
+    void this.store.delete(s.id).catch(warn(`deleting session ${s.id}`));
+  }
+
+  /** Keep an event of a resumable stream for other processes, then tell live followers (after it is kept, so a resumption that reads the log first misses nothing). */
+  logEvent(s: LegacyHttpSession, n: number, seq: number, text: string): void {
+    this.store.append(s.id, n, { seq, text }, this.idleMs).then(() => this.publish(s.id, { t: "event", n, seq, text }), warn(`logging an event of session ${s.id}`));
+  }
+
+  endStream(s: LegacyHttpSession, n: number): void {
+    this.store.end(s.id, n, this.idleMs).then(() => this.publish(s.id, { t: "end", n }), warn(`ending a stream of session ${s.id}`));
+  }
+
+  /**
+   * Resume, on `res`, stream `n` of `s` that another process wrote: replay its logged events after `after`, then carry
+   * its live events until it ends. False when the log does not know the stream (nothing was written to `res`).
+   */
+  async resumeRemote(s: LegacyHttpSession, n: number, after: number, res: Reply, start: () => void): Promise<boolean> {
+    // Follow first, then read: an event kept after the read arrives live; one kept before is in the read.
+    let byStream = this.followers.get(s.id);
+    if (!byStream) this.followers.set(s.id, (byStream = new Map()));
+    const follower: Follower = { res, seq: after, replaying: true, buffered: [] };
+    byStream.set(n, follower);
+    const log = await this.store.read(s.id, n, after);
+    if (!log) {
+      byStream.delete(n);
+      return false;
+    }
+    start();
+    res.once("close", () => {
+      if (byStream.get(n) === follower) byStream.delete(n);
+    });
+    for (const e of log.events) this.writeFollower(follower, e);
+    follower.replaying = false;
+    for (const e of follower.buffered.splice(0)) this.writeFollower(follower, e);
+    if (log.ended) this.endFollower(res);
+    return true;
+  }
+
+  private push(f: Follower, e: LoggedEvent): void {
+    if (f.replaying) f.buffered.push(e);
+    else this.writeFollower(f, e);
+  }
+
+  private writeFollower(f: Follower, e: LoggedEvent): void {
+    if (e.seq <= f.seq || f.res.destroyed) return;
+    f.seq = e.seq;
+    f.res.write(e.text);
+  }
+
+  private endFollower(res: Reply): void {
+    if (res.writableEnded) return;
+    this.t.untrack(res);
+    res.end();
+  }
+
+  private receive(s: LegacyHttpSession, m: SessionMessage & { o?: string }): void {
+    if (m.o === this.origin) return;
+    switch (m.t) {
+      case "state": {
+        const l = s.connection.session;
+        if (!l) return s.connection.restoreSession(m.record as never);
+        if (m.record.initialized && !l.initialized) {
+          l.initialized = true;
+          l.markReady();
+        }
+        l.logLevel = m.record.logLevel as typeof l.logLevel;
+        l.subscriptions = new Set(m.record.subscriptions);
+        return;
+      }
+      case "response":
+        s.connection.settleForeign(m.message);
+        return;
+      case "out":
+        s.writeToGetStream(m.message);
+        return;
+      case "event": {
+        const f = this.followers.get(s.id)?.get(m.n);
+        if (f) this.push(f, { seq: m.seq, text: m.text });
+        return;
+      }
+      case "end": {
+        const f = this.followers.get(s.id)?.get(m.n);
+        if (f) {
+          this.followers.get(s.id)!.delete(m.n);
+          this.endFollower(f.res);
+        }
+        return;
+      }
+      case "terminate":
+        this.t.legacy.sessions.delete(s.id);
+        s.terminate(false);
+        return;
+    }
+  }
+}
