@@ -105,6 +105,9 @@ function loadManifest() {
     if (typeof t.name !== "string" || !/^[A-Za-z0-9_./-]{1,64}$/.test(t.name)) fail(`mcp.json: tool name ${JSON.stringify(t.name)} must be 1-64 characters of A-Z a-z 0-9 _ . / -`);
     if (!isObject(t.inputSchema) || t.inputSchema.type !== "object") fail(`mcp.json: tool ${t.name}: inputSchema must be a JSON Schema with "type": "object"`);
     if (t.outputSchema !== undefined && (!isObject(t.outputSchema) || t.outputSchema.type !== "object")) fail(`mcp.json: tool ${t.name}: outputSchema must be a JSON Schema with "type": "object"`);
+    // Whether the tool runs as a task: the runtime's ToolDefinition.taskSupport (spec/2025-11-25/basic/utilities/tasks.mdx#tool-level-negotiation).
+    if (t.taskSupport !== undefined && !["forbidden", "optional", "required"].includes(t.taskSupport))
+      fail(`mcp.json: tool ${t.name}: taskSupport must be "forbidden", "optional" or "required", not ${JSON.stringify(t.taskSupport)}`);
     unique("tool", fileName(t.name), t.name);
     unique("tool type", pascal(t.name), t.name);
   }
@@ -215,6 +218,7 @@ async function build(m) {
       inputSchema: t.inputSchema,
       outputSchema: t.outputSchema,
       annotations: t.annotations,
+      taskSupport: t.taskSupport,
       _meta: t._meta,
     };
     for (const k of Object.keys(def)) if (def[k] === undefined) delete def[k];
