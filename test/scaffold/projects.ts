@@ -295,6 +295,14 @@ export function projectSuite(template: Template, options: { typeSafety?: boolean
           rmSync(join(project, "src", "tools", "shout.ts"));
           const clean = await withManifest(() => {});
           expect(clean.status, clean.output).toBe(0);
+
+          // 5. a taskSupport that is none of the three values is named, never taken as "forbidden".
+          const typo = await withManifest((m) => {
+            m.tools.find((t) => t.name === "countdown")!.taskSupport = "sometimes";
+          });
+          expect(typo.status).not.toBe(0);
+          expect(typo.output).toContain('mcp.json: tool countdown: taskSupport must be "forbidden", "optional" or "required", not "sometimes"');
+          expect((await withManifest(() => {})).status).toBe(0);
         },
         600_000,
       );
