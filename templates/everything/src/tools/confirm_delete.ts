@@ -6,7 +6,8 @@ import { sleep } from "../media.js";
  * task answered by tasks/update; 2025-11-25, a request to the client with the related-task _meta.
  */
 export const handler: ConfirmDeleteTool = async ({ filename }, ctx) => {
-  await sleep(100, ctx.signal);
+  // Started first (so the ask is the task's, and a 2025-11-25 client has time to wait on tasks/result), then ask.
+  await sleep(300, ctx.signal);
   const answer = await ctx.elicit(
     {
       message: `Delete ${filename}?`,
