@@ -113,6 +113,9 @@ function loadManifest() {
     if (!isObject(t.inputSchema) || t.inputSchema.type !== "object") fail(`mcp.json: tool ${t.name}: inputSchema must be a JSON Schema with "type": "object"`);
     if (t.outputSchema !== undefined && (!isObject(t.outputSchema) || t.outputSchema.type !== "object")) fail(`mcp.json: tool ${t.name}: outputSchema must be a JSON Schema with "type": "object"`);
     checkScopes(`tool ${t.name}`, t.scopes);
+    // Whether the tool runs as a task: the runtime's ToolDefinition.taskSupport (spec/2025-11-25/basic/utilities/tasks.mdx#tool-level-negotiation).
+    if (t.taskSupport !== undefined && !["forbidden", "optional", "required"].includes(t.taskSupport))
+      fail(`mcp.json: tool ${t.name}: taskSupport must be "forbidden", "optional" or "required", not ${JSON.stringify(t.taskSupport)}`);
     unique("tool", fileName(t.name), t.name);
     unique("tool type", pascal(t.name), t.name);
   }
@@ -226,6 +229,7 @@ async function build(m) {
       inputSchema: t.inputSchema,
       outputSchema: t.outputSchema,
       annotations: t.annotations,
+      taskSupport: t.taskSupport,
       _meta: t._meta,
       scopes: t.scopes,
     };

@@ -11,6 +11,7 @@ import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "no
 import { request as httpRequest } from "node:http";
 import { createServer, type AddressInfo } from "node:net";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
 import { ROOT } from "../helpers.js";
 import { addSlowTool, checkDockerfile, checkSlowShutdown, checkStdioLog, modern, startHttp } from "./deploy.js";
@@ -136,7 +137,7 @@ async function checkDeploy(project: string): Promise<void> {
   expect(open.stderr()).toMatch(/WARNING: .*no authentication/);
 }
 
-export function projectSuite(template: Template, options: { typeSafety?: boolean; mutations?: boolean; deploy?: boolean; conformance?: string[] } = {}): void {
+export function projectSuite(template: Template, options: { typeSafety?: boolean; mutations?: boolean; deploy?: boolean; conformance?: string[]; tasksScenarios?: boolean } = {}): void {
   const work = tempDir(template);
   const dir = (name: string) => join(work, name, `${template}-${name}`);
   const mutant = (i: number) => dir(`mutant-${i}`);
@@ -294,6 +295,14 @@ export function projectSuite(template: Template, options: { typeSafety?: boolean
           rmSync(join(project, "src", "tools", "shout.ts"));
           const clean = await withManifest(() => {});
           expect(clean.status, clean.output).toBe(0);
+
+          // 5. a taskSupport that is none of the three values is named, never taken as "forbidden".
+          const typo = await withManifest((m) => {
+            m.tools.find((t) => t.name === "countdown")!.taskSupport = "sometimes";
+          });
+          expect(typo.status).not.toBe(0);
+          expect(typo.output).toContain('mcp.json: tool countdown: taskSupport must be "forbidden", "optional" or "required", not "sometimes"');
+          expect((await withManifest(() => {})).status).toBe(0);
         },
         600_000,
       );
@@ -331,25 +340,7 @@ export function projectSuite(template: Template, options: { typeSafety?: boolean
     // The official suite over HTTP against the built project; a scenario may fail only if listed (with its reason)
     // in conformance/expected-failures-<revision>.json, and a listed scenario that passes fails the run: the file only shrinks.
     it(`the ${template} template passes the official conformance suite --requirements ${requirements} over HTTP (expected failures listed)`, async () => {
-      const project = dir("both");
-      if (!existsSync(join(project, "dist", "src", "main.js"))) expectOk(await npm(project, ["run", "build"]), "npm run build");
-      const server = spawn(process.execPath, [join(project, "dist", "src", "main.js"), "--transport", "http", "--port", "0"], { cwd: project, stdio: ["ignore", "pipe", "pipe"] });
-      try {
-        const url = await new Promise<string>((resolve, reject) => {
-          let out = "";
-          const timer = setTimeout(() => reject(new Error(`no listening line within 10 s: ${out}`)), 10_000);
-          const onData = (c: Buffer) => {
-            out += c;
-            const m = /(http:\/\/\S+\/mcp)\b/.exec(out);
-            if (m) {
-              clearTimeout(timer);
-              resolve(m[1]);
-            }
-          };
-          server.stdout!.on("data", onData);
-          server.stderr!.on("data", onData);
-          server.once("exit", (code) => reject(new Error(`server exited ${code}: ${out}`)));
-        });
+      await withHttpServer(dir("both"), async (url) => {
         const expected = join(ROOT, "test", "scaffold", "conformance", `expected-failures-${requirements}.json`);
         const script = join(ROOT, "test", "conformance", "run-conformance.mjs");
         const r = await run(process.execPath, [script, "--url", url, "--requirements", requirements, "--out", tempDir(`conformance-${requirements}`), "--expected-failures", expected], {
@@ -360,9 +351,91 @@ export function projectSuite(template: Template, options: { typeSafety?: boolean
           `conformance --requirements ${requirements} against the ${template} template over HTTP: ${summary ? `${summary[1]}/${Number(summary[1]) + Number(summary[2])} scored scenarios passed` : "no summary"}\n${r.stdout}`,
         );
         expectOk(r, `run-conformance --requirements ${requirements}`);
-      } finally {
-        server.kill("SIGTERM");
-      }
+      });
     }, 300_000);
+  }
+
+  if (options.tasksScenarios) {
+    // The tasks extension's scenarios are pending upstream (never scored by --requirements), so they are asserted here
+    // from a `--suite all` run: every one of them must end without a FAILURE check, and each must have at least one
+    // scenario-specific SUCCESS, except tasks-status-notifications, which upstream only ever reports SKIPPED.
+    it(`the ${template} template passes the tasks extension's ${TASKS_SCENARIOS.length} scenarios of the official conformance suite --suite all over HTTP`, async () => {
+      await withHttpServer(dir("both"), async (url) => {
+        const out = tempDir("conformance-all");
+        const cli = join(ROOT, "node_modules", "@modelcontextprotocol", "conformance", "dist", "index.js");
+        // Node < 22 has no fs.globSync, which the CLI imports: the same resolve hook as run-conformance.mjs.
+        const hook =
+          typeof ((await import("node:fs")) as { globSync?: unknown }).globSync === "function" ? [] : ["--import", pathToFileURL(join(ROOT, "test", "conformance", "node20", "register.mjs")).href];
+        const r = await run(process.execPath, [...hook, cli, "server", "--url", url, "--suite", "all", "--output-dir", out], { timeoutMs: 240_000, env: { NO_COLOR: "1", FORCE_COLOR: "0" } });
+        const checks = new Map<string, { id: string; status: string; errorMessage?: string }[]>();
+        for (const name of readdirSync(out).sort()) {
+          const m = /^server-(.+)-\d{4}-\d{2}-\d{2}T[\d-]+Z$/.exec(name);
+          if (m && existsSync(join(out, name, "checks.json"))) checks.set(m[1], JSON.parse(readFileSync(join(out, name, "checks.json"), "utf8")));
+        }
+        const count = (status: string) => [...checks.values()].flat().filter((c) => c.status === status).length;
+        console.log(
+          `conformance --suite all against the ${template} template over HTTP: ${checks.size} scenarios, ${count("SUCCESS")} checks passed, ${count("FAILURE")} failed\n${r.stdout
+            .split("\n")
+            .filter((l) => /^[✓✗]|^Total/.test(l))
+            .join("\n")}`,
+        );
+        for (const scenario of TASKS_SCENARIOS) {
+          const list = checks.get(scenario);
+          expect(list, `${scenario} wrote its checks.json`).toBeDefined();
+          expect(
+            list!.filter((c) => c.status === "FAILURE").map((c) => `${c.id}: ${c.errorMessage}`),
+            scenario,
+          ).toEqual([]);
+          if (scenario === "tasks-status-notifications") expect(list!.map((c) => c.status)).toContain("SKIPPED");
+          else
+            expect(
+              list!.some((c) => c.status === "SUCCESS" && c.id !== "wire-schema-valid"),
+              `${scenario}: a scenario-specific check succeeded`,
+            ).toBe(true);
+        }
+        // Every other scenario of the run passes too (the scored ones are asserted per revision above; this is all of them).
+        expect([...checks].filter(([, l]) => l.some((c) => c.status === "FAILURE")).map(([s]) => s)).toEqual([]);
+      });
+    }, 300_000);
+  }
+}
+
+/** The tasks extension's scenarios of the official suite (NOTES.md §3.3 of spec/extensions/tasks). */
+const TASKS_SCENARIOS = [
+  "tasks-lifecycle",
+  "tasks-capability-negotiation",
+  "tasks-wire-fields",
+  "tasks-request-state-removal",
+  "tasks-mrtr-input",
+  "tasks-request-headers",
+  "tasks-dispatch-and-envelope",
+  "tasks-status-notifications",
+  "tasks-required-task-error",
+  "tasks-mrtr-composition",
+];
+
+/** Serve the built project over HTTP on 127.0.0.1 (ephemeral port) while `body` runs with its /mcp URL. */
+async function withHttpServer(project: string, body: (url: string) => Promise<void>): Promise<void> {
+  if (!existsSync(join(project, "dist", "src", "main.js"))) expectOk(await npm(project, ["run", "build"]), "npm run build");
+  const server = spawn(process.execPath, [join(project, "dist", "src", "main.js"), "--transport", "http", "--port", "0"], { cwd: project, stdio: ["ignore", "pipe", "pipe"] });
+  try {
+    const url = await new Promise<string>((resolve, reject) => {
+      let out = "";
+      const timer = setTimeout(() => reject(new Error(`no listening line within 10 s: ${out}`)), 10_000);
+      const onData = (c: Buffer) => {
+        out += c;
+        const m = /(http:\/\/\S+\/mcp)\b/.exec(out);
+        if (m) {
+          clearTimeout(timer);
+          resolve(m[1]);
+        }
+      };
+      server.stdout!.on("data", onData);
+      server.stderr!.on("data", onData);
+      server.once("exit", (code) => reject(new Error(`server exited ${code}: ${out}`)));
+    });
+    await body(url);
+  } finally {
+    server.kill("SIGTERM");
   }
 }

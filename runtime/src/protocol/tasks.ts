@@ -281,6 +281,9 @@ export class Tasks {
     );
     await new Promise<void>((r) => setImmediate(r));
     if (settled) {
+      // An MRTR ask made before the task existed opened its round on the task's flight: dispatch answers
+      // input_required from the request's. spec/extensions/tasks/modelcontextprotocol-ext-tasks/specification/2026-07-28/tasks.md#task-creation
+      ctx.flight.round ??= flight.round;
       const q = await quick;
       if (q.ok) return q.r;
       throw q.e;

@@ -21,7 +21,12 @@ export const manifest = JSON.parse(readFileSync(new URL("../mcp.json", import.me
   version: string;
   revisions: Revision[];
   transports: ("stdio" | "http")[];
-  tools: { name: string; inputSchema: { required?: string[] }; outputSchema?: object }[];
+  tools: {
+    name: string;
+    inputSchema: { required?: string[] };
+    outputSchema?: object;
+    taskSupport?: "forbidden" | "optional" | "required";
+  }[];
   prompts: { name: string; arguments?: { name: string; required?: boolean; complete?: boolean }[] }[];
   resources: { uri: string; name: string; mimeType?: string }[];
   resourceTemplates: { uriTemplate: string; name: string; complete?: string[] }[];
@@ -68,6 +73,7 @@ interface RevisionFacts {
   audioContent: boolean;
   ssePolling: boolean;
   sep1330Enums: boolean;
+  taskWireForm: "none" | "core" | "extension";
 }
 const RULES = JSON.parse(
   readFileSync(createRequire(import.meta.url).resolve("@create-mcp-server/runtime/rules.json"), "utf8"),
@@ -91,6 +97,7 @@ const facts = (r: Revision): RevisionFacts => {
     audioContent: d.AudioContent?.revisions.includes(r) ?? false,
     ssePolling: prose.primesSseStreams.byRevision[r] === true && prose.resumableStreams.byRevision[r] === true,
     sep1330Enums: d.TitledSingleSelectEnumSchema?.revisions.includes(r) ?? false,
+    taskWireForm: (prose.taskWireForm?.byRevision[r] ?? "none") as RevisionFacts["taskWireForm"],
   };
 };
 /** The stateless (modern) era: server/discover, per-request _meta, resultType, caching fields. */
@@ -109,6 +116,15 @@ export const hasAudio = (r: Revision) => facts(r).audioContent;
 export const hasSsePolling = (r: Revision) => facts(r).ssePolling;
 /** Elicitation forms with the SEP-1330 enum schemas (titled single-select, multi-select). */
 export const hasSep1330Enums = (r: Revision) => facts(r).sep1330Enums;
+
+/**
+ * How tasks reach the wire: "none" (no tasks: a tool whose taskSupport is "required" is not served), "core"
+ * (2025-11-25: params.task, tasks/get, tasks/result, ...), "extension" (2026-07-28: io.modelcontextprotocol/tasks).
+ */
+export const taskWireForm = (r: Revision) => facts(r).taskWireForm;
+/** The tools a revision serves: all of mcp.json's, but those that must run as a task where the revision has no tasks. */
+export const servedTools = (r: Revision) =>
+  manifest.tools.filter((t) => t.taskSupport !== "required" || taskWireForm(r) !== "none");
 
 /** The server processes check every result they send against their revision's schema (a failure is a -32603 error). */
 export const SERVER_ENV = { ...process.env, MCP_RUNTIME_VALIDATE_RESULTS: "1" };

@@ -1,8 +1,15 @@
 // The protocol rules every revision this server serves must follow: handshake or discovery, listings,
 // the revision's errors for bad arguments, unknown tools and unknown resources, and the era-specific fields.
 import { describe, expect, it } from "vitest";
-import { ClientError } from "@create-mcp-server/runtime";
-import { eachConnection, inputErrorsAsResult, isModern, manifest, resourceNotFoundCode } from "./helpers.js";
+import { ClientError, type Revision } from "@create-mcp-server/runtime";
+import {
+  eachConnection,
+  inputErrorsAsResult,
+  isModern,
+  manifest,
+  resourceNotFoundCode,
+  servedTools,
+} from "./helpers.js";
 
 /** Await a request that must fail; return its JSON-RPC error. */
 async function rpcError(promise: Promise<unknown>): Promise<ClientError> {
@@ -16,19 +23,19 @@ async function rpcError(promise: Promise<unknown>): Promise<ClientError> {
 }
 
 const LISTS = [
-  ["tools/list", "tools", "name", manifest.tools.map((t) => t.name)],
-  ["prompts/list", "prompts", "name", manifest.prompts.map((p) => p.name)],
-  ["resources/list", "resources", "uri", manifest.resources.map((r) => r.uri)],
+  ["tools/list", "tools", "name", (r: Revision) => servedTools(r).map((t) => t.name)],
+  ["prompts/list", "prompts", "name", () => manifest.prompts.map((p) => p.name)],
+  ["resources/list", "resources", "uri", () => manifest.resources.map((r) => r.uri)],
   [
     "resources/templates/list",
     "resourceTemplates",
     "uriTemplate",
-    manifest.resourceTemplates.map((r) => r.uriTemplate),
+    () => manifest.resourceTemplates.map((r) => r.uriTemplate),
   ],
 ] as const;
 
-// A tool with a required argument, to send it bad arguments.
-const strictTool = manifest.tools.find((t) => t.inputSchema.required?.length);
+// A tool with a required argument (and no task support, so it is served in every revision), to send it bad arguments.
+const strictTool = manifest.tools.find((t) => t.inputSchema.required?.length && !t.taskSupport);
 
 eachConnection(({ transport, revision, get }) => {
   it(isModern(revision) ? "discovers the server (server/discover)" : "completes the initialize handshake", () => {
@@ -59,7 +66,7 @@ eachConnection(({ transport, revision, get }) => {
     it(`${method} lists what mcp.json declares${isModern(revision) ? ", with resultType, ttlMs and cacheScope" : ""}`, async () => {
       const result = await get().client.request(method);
       const items = result[key] as Record<string, string>[];
-      expect(items.map((i) => i[field])).toEqual(expected);
+      expect(items.map((i) => i[field])).toEqual(expected(revision));
       if (isModern(revision)) {
         expect(result.resultType).toBe("complete");
         expect(Number.isInteger(result.ttlMs) && (result.ttlMs as number) >= 0).toBe(true);

@@ -11,6 +11,8 @@ import {
   inputErrorsAsResult,
   isModern,
   manifest,
+  taskWireForm,
+  CLIENT_CAPABILITIES,
 } from "./helpers.js";
 
 type Content = { type: string; text?: string; data?: string; mimeType?: string; resource?: Record<string, unknown> };
@@ -30,6 +32,22 @@ async function callCollecting(
       .filter((n) => "method" in n && n.method === m)
       .map((n) => (n as { params: Record<string, unknown> }).params);
   return { result, byMethod };
+}
+
+const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
+const RELATED_TASK = "io.modelcontextprotocol/related-task";
+/** 2026-07-28: the client capabilities of a request that declares the tasks extension. */
+const WITH_TASKS = { ...CLIENT_CAPABILITIES, extensions: { [TASKS_EXTENSION]: {} } };
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** 2026-07-28: tasks/get until the task leaves `from` (working by default); gives up after about 10 s. */
+async function pollTask(client: import("@create-mcp-server/runtime").McpClient, taskId: string, from = ["working"]) {
+  let task = await client.request("tasks/get", { taskId }, { capabilities: WITH_TASKS });
+  for (let i = 0; i < 200 && from.includes(task.status as string); i++) {
+    await sleep(50);
+    task = await client.request("tasks/get", { taskId }, { capabilities: WITH_TASKS });
+  }
+  return task;
 }
 
 async function rpcError(promise: Promise<unknown>): Promise<ClientError> {
@@ -354,6 +372,193 @@ eachConnection(({ transport, revision, get }) => {
       expect(text(await client.callTool("test_streaming_elicitation", {}))).toContain("Streaming elicitation answered");
     }
   });
+
+  // ---- tasks (the conformance suite's tasks fixture tools) ----
+  it("greet answers at once, never as a task", async () => {
+    const result = await get().client.callTool("greet", { name: "sep-2243" });
+    expect(text(result)).toBe("Hello, sep-2243!");
+    expect(result).not.toHaveProperty("taskId");
+  });
+
+  it("slow_compute without a task is an ordinary result", async () => {
+    const result = await get().client.callTool("slow_compute", { seconds: 0.05, label: "plain" });
+    expect(text(result)).toBe("Computed plain after 0.05 s");
+  });
+
+  if (taskWireForm(revision) === "none") {
+    it("a tool whose taskSupport is required does not exist where the revision has no tasks", async () => {
+      expect((await rpcError(get().client.callTool("failing_job", {}))).code).toBe(-32602);
+    });
+  }
+
+  if (taskWireForm(revision) === "core") {
+    it("2025-11-25 tasks: slow_compute as a task, tasks/result with the related-task _meta", async () => {
+      const { client } = get();
+      const created = (await client.request("tools/call", {
+        name: "slow_compute",
+        arguments: { seconds: 0.2 },
+        task: { ttl: 60_000 },
+      })) as {
+        task: { taskId: string; status: string };
+      };
+      expect(created.task.status).toBe("working");
+      const result = await client.request("tasks/result", { taskId: created.task.taskId });
+      expect(text(result)).toBe("Computed after 0.2 s");
+      expect((result._meta as Record<string, unknown>)[RELATED_TASK]).toEqual({ taskId: created.task.taskId });
+    });
+
+    it("2025-11-25 tasks: failing_job is failed (isError), protocol_error_job is failed (-32603), a plain call -32601", async () => {
+      const { client } = get();
+      expect((await rpcError(client.callTool("failing_job", {}))).code).toBe(-32601);
+      expect(
+        (await rpcError(client.request("tools/call", { name: "greet", arguments: { name: "x" }, task: {} }))).code,
+      ).toBe(-32601);
+      const failing = (await client.request("tools/call", { name: "failing_job", arguments: {}, task: {} })) as {
+        task: { taskId: string };
+      };
+      expect(await client.request("tasks/result", { taskId: failing.task.taskId })).toMatchObject({ isError: true });
+      expect(await client.request("tasks/get", { taskId: failing.task.taskId })).toMatchObject({ status: "failed" });
+      const broken = (await client.request("tools/call", { name: "protocol_error_job", arguments: {}, task: {} })) as {
+        task: { taskId: string };
+      };
+      expect((await rpcError(client.request("tasks/result", { taskId: broken.task.taskId }))).code).toBe(-32603);
+      expect(await client.request("tasks/get", { taskId: broken.task.taskId })).toMatchObject({ status: "failed" });
+    });
+
+    it("2025-11-25 tasks: confirm_delete asks the client with the related-task _meta while tasks/result waits", async () => {
+      const { client } = get();
+      asked.length = 0;
+      const created = (await client.request("tools/call", {
+        name: "confirm_delete",
+        arguments: { filename: "a.txt" },
+        task: {},
+      })) as { task: { taskId: string } };
+      const result = await client.request("tasks/result", { taskId: created.task.taskId });
+      expect(text(result)).toMatch(/a\.txt$/);
+      expect(asked).toHaveLength(1);
+      expect(asked[0].params).toMatchObject({
+        message: "Delete a.txt?",
+        _meta: { [RELATED_TASK]: { taskId: created.task.taskId } },
+      });
+    });
+
+    it("2025-11-25 tasks: tasks/cancel cancels a working task; a second cancel is -32602", async () => {
+      const { client } = get();
+      const created = (await client.request("tools/call", {
+        name: "slow_compute",
+        arguments: { seconds: 60 },
+        task: {},
+      })) as { task: { taskId: string } };
+      const { taskId } = created.task;
+      expect(await client.request("tasks/cancel", { taskId })).toMatchObject({ taskId, status: "cancelled" });
+      expect(await client.request("tasks/get", { taskId })).toMatchObject({ status: "cancelled" });
+      expect((await rpcError(client.request("tasks/cancel", { taskId }))).code).toBe(-32602);
+    });
+  }
+
+  if (taskWireForm(revision) === "extension") {
+    it("2026-07-28 tasks: slow_compute is a task only with the extension declared; tasks/get inlines the result", async () => {
+      const { client } = get();
+      const created = await client.callTool("slow_compute", { seconds: 0.2 }, { capabilities: WITH_TASKS });
+      expect(created).toMatchObject({ resultType: "task", status: "working" });
+      expect(await pollTask(client, created.taskId as string)).toMatchObject({
+        status: "completed",
+        resultType: "complete",
+        result: { content: [{ type: "text", text: "Computed after 0.2 s" }] },
+      });
+    });
+
+    it("2026-07-28 tasks: failing_job is completed with isError (-32021 without the extension); protocol_error_job is failed", async () => {
+      const { client } = get();
+      const missing = await rpcError(client.callTool("failing_job", {}));
+      expect(missing.code).toBe(-32021);
+      expect(missing.data).toMatchObject({ requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } });
+      const failing = await client.callTool("failing_job", {}, { capabilities: WITH_TASKS });
+      expect(await pollTask(client, failing.taskId as string)).toMatchObject({
+        status: "completed",
+        result: { isError: true },
+      });
+      const broken = await client.callTool("protocol_error_job", {}, { capabilities: WITH_TASKS });
+      const task = await pollTask(client, broken.taskId as string);
+      expect(task).toMatchObject({ status: "failed", error: { code: -32603 } });
+      expect(task).not.toHaveProperty("result");
+    });
+
+    it("2026-07-28 tasks: confirm_delete and multi_input ask through inputRequests, answered by tasks/update", async () => {
+      const { client } = get();
+      const del = await client.callTool("confirm_delete", { filename: "b.txt" }, { capabilities: WITH_TASKS });
+      const waiting = await pollTask(client, del.taskId as string);
+      expect(waiting).toMatchObject({
+        status: "input_required",
+        inputRequests: { confirm_delete: { method: "elicitation/create" } },
+      });
+      const ack = await client.request(
+        "tasks/update",
+        { taskId: del.taskId, inputResponses: { confirm_delete: { action: "accept", content: { confirm: true } } } },
+        { capabilities: WITH_TASKS },
+      );
+      expect(ack).toEqual(expect.objectContaining({ resultType: "complete" }));
+      expect(ack).not.toHaveProperty("status");
+      expect(await pollTask(client, del.taskId as string, ["working", "input_required"])).toMatchObject({
+        status: "completed",
+        result: { content: [{ text: "Deleted b.txt" }] },
+      });
+
+      const multi = await client.callTool("multi_input", {}, { capabilities: WITH_TASKS });
+      const both = await pollTask(client, multi.taskId as string);
+      expect(Object.keys(both.inputRequests as object).sort()).toEqual(["color", "name"]);
+      await client.request(
+        "tasks/update",
+        { taskId: multi.taskId, inputResponses: { name: { action: "accept", content: { name: "Ada" } } } },
+        { capabilities: WITH_TASKS },
+      );
+      expect(Object.keys((await pollTask(client, multi.taskId as string)).inputRequests as object)).toEqual(["color"]);
+      await client.request(
+        "tasks/update",
+        { taskId: multi.taskId, inputResponses: { color: { action: "accept", content: { color: "green" } } } },
+        { capabilities: WITH_TASKS },
+      );
+      expect(await pollTask(client, multi.taskId as string, ["working", "input_required"])).toMatchObject({
+        status: "completed",
+      });
+    });
+
+    it("2026-07-28 tasks: test_tool_with_task answers input_required first, then becomes a task with the answer", async () => {
+      const { client } = get();
+      const first = await client.callTool(
+        "test_tool_with_task",
+        {},
+        { capabilities: WITH_TASKS, rawInputRequired: true },
+      );
+      expect(first).toMatchObject({
+        resultType: "input_required",
+        inputRequests: { user_name: { method: "elicitation/create" } },
+      });
+      const created = await client.callTool("test_tool_with_task", {}, { capabilities: WITH_TASKS });
+      expect(created).toMatchObject({ resultType: "task" });
+      expect(await pollTask(client, created.taskId as string)).toMatchObject({
+        status: "completed",
+        result: { content: [{ text: "Hello, alice! The task is done." }] },
+      });
+    });
+
+    it("2026-07-28 tasks: tasks/cancel is a bare ack, for a working and for a finished task; tasks/result is -32601", async () => {
+      const { client } = get();
+      const created = await client.callTool("slow_compute", { seconds: 60 }, { capabilities: WITH_TASKS });
+      const taskId = created.taskId as string;
+      expect(await client.request("tasks/cancel", { taskId }, { capabilities: WITH_TASKS })).not.toHaveProperty(
+        "status",
+      );
+      expect(await pollTask(client, taskId)).toMatchObject({ status: "cancelled" });
+      expect(await client.request("tasks/cancel", { taskId }, { capabilities: WITH_TASKS })).toEqual(
+        expect.objectContaining({ resultType: "complete" }),
+      );
+      expect((await rpcError(client.request("tasks/result", { taskId }, { capabilities: WITH_TASKS }))).code).toBe(
+        -32601,
+      );
+      expect((await rpcError(client.request("tasks/get", { taskId }))).code).toBe(-32021);
+    });
+  }
 
   // ---- change notifications ----
   if (!modern && transport === "stdio") {
