@@ -29,7 +29,14 @@ export function authFixture(): McpServer {
       return text(`hello ${(r.content as { name?: string } | undefined)?.name} from ${ctx.principal?.subject}`);
     },
   });
-  server.prompt({ name: "secret", scopes: ["prompts:read"], get: () => ({ messages: [{ role: "user", content: { type: "text", text: "s" } }] }) });
+  server.prompt({
+    name: "secret",
+    scopes: ["prompts:read"],
+    arguments: [{ name: "topic" }],
+    complete: { topic: () => ["alpha", "beta"] },
+    get: () => ({ messages: [{ role: "user", content: { type: "text", text: "s" } }] }),
+  });
+  server.resource({ uri: "app://private", name: "private", scopes: ["tools:admin"], read: (uri) => ({ contents: [{ uri, text: "p" }] }) });
   return server;
 }
 
@@ -170,6 +177,25 @@ describe("scopes per feature", () => {
     expect(challenge(legacy.headers["www-authenticate"]).scope).toContain("prompts:read");
   });
 
+  it("what reveals a scoped feature needs its scopes too: completion of a prompt's arguments, reading and subscribing to a resource", async () => {
+    const token = await as.clientCredentials(url, "tools:read");
+    const completion = await call(token, "completion/complete", { ref: { type: "ref/prompt", name: "secret" }, argument: { name: "topic", value: "a" } });
+    expect(completion.status).toBe(403);
+    expect(challenge(completion.headers["www-authenticate"]).scope).toContain("prompts:read");
+    const read = await call(token, "resources/read", { uri: "app://private" });
+    expect(read.status).toBe(403);
+    const sid = await legacySession(token);
+    const subscribe = await raw(url, {
+      headers: jsonPost({ ...sessionHeaders(sid, LEGACY), ...bearer(token) }),
+      body: { jsonrpc: "2.0", id: 3, method: "resources/subscribe", params: { uri: "app://private" } },
+    });
+    expect(subscribe.status).toBe(403);
+    expect((await call(token, "resources/list")).messages[0].result.resources).toEqual([]);
+    const allowed = await as.clientCredentials(url, "prompts:read");
+    const ok = await call(allowed, "completion/complete", { ref: { type: "ref/prompt", name: "secret" }, argument: { name: "topic", value: "a" } });
+    expect(ok.messages[0].result.completion.values).toEqual(["alpha", "beta"]);
+  });
+
   it("with the scope: served", async () => {
     const token = await as.clientCredentials(url, "tools:read tools:admin");
     const r = await call(token, "tools/call", { name: "admin", arguments: {} });
@@ -182,6 +208,10 @@ describe("scopes per feature", () => {
     const r = await call(token, "tools/list");
     expect(r.messages[0].result.tools.map((t: { name: string }) => t.name)).toEqual(["echo", "whoami", "ask"]);
     expect(r.messages[0].result.cacheScope).toBe("private");
+    // The same list in a legacy revision has no caching fields at all.
+    const sid = await legacySession(token);
+    const legacy = await raw(url, { headers: jsonPost({ ...sessionHeaders(sid, LEGACY), ...bearer(token) }), body: { jsonrpc: "2.0", id: 9, method: "tools/list" } });
+    expect(legacy.messages[0].result.cacheScope).toBeUndefined();
     const none = await as.clientCredentials(url, "");
     const r2 = await call(none, "tools/list");
     expect(r2.messages[0].result.tools.map((t: { name: string }) => t.name)).toEqual(["whoami", "ask"]);
@@ -338,6 +368,28 @@ describe("other verifiers and configurations", () => {
       expect(junk.json.error.message).toMatch(/not active/);
     } finally {
       await h.close();
+    }
+  });
+
+  it("an authorization server that cannot be reached: 503 (the token is not blamed), and served once it can", async () => {
+    const h = await authFixture().serveHttp({ port: 0, quiet: true, authorization: { issuer: as.issuer, jwksUri: "http://127.0.0.1:1/jwks" } });
+    as.resources.add(h.url);
+    try {
+      const token = await as.clientCredentials(h.url, "tools:read");
+      const { body, headers } = modernRequest(1, "tools/list");
+      const r = await raw(h.url, { headers: { ...headers, ...bearer(token) }, body });
+      expect(r.status).toBe(503);
+      expect(r.headers["www-authenticate"]).toBeUndefined();
+      expect(r.json.error.message).toMatch(/^Service Unavailable: the access token cannot be verified now/);
+    } finally {
+      await h.close();
+    }
+  });
+
+  it("a handler's resource must be an absolute http(s) URL without a fragment", () => {
+    const server = authFixture();
+    for (const resource of ["mcp.example.com/mcp", "https://mcp.example.com/mcp#x", "urn:mcp"]) {
+      expect(() => server.fetchHandler({ authorization: { issuer: as.issuer, resource } })).toThrow(/authorization\.resource must be an absolute http\(s\) URL/);
     }
   });
 

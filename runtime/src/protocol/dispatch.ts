@@ -60,7 +60,7 @@ const METHODS: Readonly<Record<string, MethodHandler>> = {
   "logging/setLevel": (_s, p, ctx) => ((ctx.scope.peer!.session!.logLevel = p.level as LoggingLevel), {}),
   "prompts/list": (s, p, ctx) => listPrompts(s, ctx.revision, p, ctx.principal),
   "prompts/get": (s, p, ctx) => getPrompt(s, ctx.revision, p, ctx),
-  "completion/complete": (s, p, ctx) => complete(s, ctx.revision, p),
+  "completion/complete": (s, p, ctx) => complete(s, ctx.revision, p, ctx.principal),
   "subscriptions/listen": (s, p, ctx) => listen(s, p, ctx, ctx.sink, ctx.scope.peer?.listens ?? ctx.scope.listens, ctx.scope.peer?.transport === "stdio"),
 };
 

@@ -31,15 +31,25 @@ export function privateList(result: Record<string, unknown>, revision: Revision,
   return result;
 }
 
-/** The scopes a request needs for what it names (tools/call, prompts/get, resources/read), or undefined. */
+/**
+ * The scopes a request needs for what it names, or undefined: tools/call, prompts/get, resources/read, and what reveals
+ * a feature's content too (resources/subscribe, completion/complete of a prompt's or template's arguments).
+ */
 export function scopesFor(registry: Registry, method: string, params: Record<string, unknown> | undefined): readonly string[] | undefined {
   const name = params?.name;
   switch (method) {
+    case "completion/complete": {
+      const ref = params?.ref as { type?: unknown; name?: unknown; uri?: unknown } | undefined;
+      if (ref?.type === "ref/prompt" && typeof ref.name === "string") return registry.prompts.get(ref.name)?.scopes;
+      if (ref?.type === "ref/resource" && typeof ref.uri === "string") return registry.templates.find((t) => t.def.uriTemplate === ref.uri)?.def.scopes ?? registry.resources.get(ref.uri)?.scopes;
+      return undefined;
+    }
     case "tools/call":
       return typeof name === "string" ? registry.tools.get(name)?.scopes : undefined;
     case "prompts/get":
       return typeof name === "string" ? registry.prompts.get(name)?.scopes : undefined;
-    case "resources/read": {
+    case "resources/read":
+    case "resources/subscribe": {
       const uri = params?.uri;
       if (typeof uri !== "string") return undefined;
       const direct = registry.resources.get(uri);
