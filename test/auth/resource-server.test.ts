@@ -191,6 +191,8 @@ describe("scopes per feature", () => {
     });
     expect(subscribe.status).toBe(403);
     expect((await call(token, "resources/list")).messages[0].result.resources).toEqual([]);
+    const listen = await call(token, "subscriptions/listen", { notifications: { resourceSubscriptions: ["app://private"] } });
+    expect(listen.status).toBe(403);
     const allowed = await as.clientCredentials(url, "prompts:read");
     const ok = await call(allowed, "completion/complete", { ref: { type: "ref/prompt", name: "secret" }, argument: { name: "topic", value: "a" } });
     expect(ok.messages[0].result.completion.values).toEqual(["alpha", "beta"]);

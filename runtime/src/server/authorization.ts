@@ -33,7 +33,8 @@ export function privateList(result: Record<string, unknown>, revision: Revision,
 
 /**
  * The scopes a request needs for what it names, or undefined: tools/call, prompts/get, resources/read, and what reveals
- * a feature's content too (resources/subscribe, completion/complete of a prompt's or template's arguments).
+ * a feature's content too (resources/subscribe and subscriptions/listen of its updates, completion/complete of a prompt's
+ * or template's arguments).
  */
 export function scopesFor(registry: Registry, method: string, params: Record<string, unknown> | undefined): readonly string[] | undefined {
   const name = params?.name;
@@ -49,16 +50,25 @@ export function scopesFor(registry: Registry, method: string, params: Record<str
     case "prompts/get":
       return typeof name === "string" ? registry.prompts.get(name)?.scopes : undefined;
     case "resources/read":
-    case "resources/subscribe": {
-      const uri = params?.uri;
-      if (typeof uri !== "string") return undefined;
-      const direct = registry.resources.get(uri);
-      if (direct) return direct.scopes;
-      return registry.templates.find((t) => t.template.match(uri))?.def.scopes;
+    case "resources/subscribe":
+      return typeof params?.uri === "string" ? resourceScopes(registry, params.uri) : undefined;
+    case "subscriptions/listen": {
+      // Updates of a resource tell about it: listening to them needs what reading it needs.
+      const uris = (params?.notifications as { resourceSubscriptions?: unknown } | undefined)?.resourceSubscriptions;
+      if (!Array.isArray(uris)) return undefined;
+      const all = new Set(uris.flatMap((u) => (typeof u === "string" ? (resourceScopes(registry, u) ?? []) : [])));
+      return all.size ? [...all] : undefined;
     }
     default:
       return undefined;
   }
+}
+
+/** The scopes of the resource (or else the first resource template) `uri` names. */
+function resourceScopes(registry: Registry, uri: string): readonly string[] | undefined {
+  const direct = registry.resources.get(uri);
+  if (direct) return direct.scopes;
+  return registry.templates.find((t) => t.template.match(uri))?.def.scopes;
 }
 
 /** Every scope a registration declares (the default `scopes_supported` of the Protected Resource Metadata). */
