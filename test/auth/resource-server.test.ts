@@ -4,7 +4,7 @@
 // spec/2025-11-25/basic/authorization.mdx, spec/2026-07-28/basic/authorization/index.mdx
 import { createServer as createHttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createServer, rules, type HttpHandle, type McpServer } from "../../runtime/dist/index.js";
 import { jsonPost, modernMeta, modernRequest, raw, sessionHeaders, initializeBody } from "../runtime/http-helpers.js";
 import { OPAQUE_RESOURCE, RS_CLIENT, startAuthorizationServer, type AuthorizationServer } from "./authorization-server.js";
@@ -393,6 +393,27 @@ describe("other verifiers and configurations", () => {
     for (const resource of ["mcp.example.com/mcp", "https://mcp.example.com/mcp#x", "urn:mcp"]) {
       expect(() => server.fetchHandler({ authorization: { issuer: as.issuer, resource } })).toThrow(/authorization\.resource must be an absolute http\(s\) URL/);
     }
+  });
+
+  it("audienceCheck: false is explicit and warns; then a token for another resource of the issuer is accepted", async () => {
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
+    const h = await authFixture().serveHttp({ port: 0, quiet: true, authorization: { issuer: as.issuer, audienceCheck: false } });
+    try {
+      expect(warn.mock.calls.map((c) => String(c[0])).join("\n")).toMatch(/WARNING: authorization\.audienceCheck is false/);
+      const token = await as.clientCredentials("http://127.0.0.1:1/another-server", "tools:read");
+      const { body, headers } = modernRequest(1, "tools/list");
+      expect((await raw(h.url, { headers: { ...headers, ...bearer(token) }, body })).status).toBe(200);
+    } finally {
+      warn.mockRestore();
+      await h.close();
+    }
+  });
+
+  it("exp and nbf have a small clock tolerance (30 s): just expired or just not yet valid is accepted, a minute is not", async () => {
+    const base = { iss: as.issuer, aud: url, sub: "alice", scope: "tools:read" };
+    expect((await call(await as.sign({ ...base, exp: now() - 10 }), "tools/list")).status).toBe(200);
+    expect((await call(await as.sign({ ...base, nbf: now() + 10, exp: now() + 600 }), "tools/list")).status).toBe(200);
+    expect((await call(await as.sign({ ...base, exp: now() - 60 }), "tools/list")).status).toBe(401);
   });
 
   it("a custom verifier", async () => {
