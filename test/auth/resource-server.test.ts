@@ -4,7 +4,7 @@
 // spec/2025-11-25/basic/authorization.mdx, spec/2026-07-28/basic/authorization/index.mdx
 import { createServer as createHttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createServer, rules, type HttpHandle, type McpServer } from "../../runtime/dist/index.js";
 import { jsonPost, modernMeta, modernRequest, raw, sessionHeaders, initializeBody } from "../runtime/http-helpers.js";
 import { OPAQUE_RESOURCE, RS_CLIENT, startAuthorizationServer, type AuthorizationServer } from "./authorization-server.js";
@@ -35,7 +35,14 @@ export function authFixture(): McpServer {
     inputSchema: { type: "object" },
     handler: () => new Promise((r) => setTimeout(() => r(text("job done")), 30)),
   });
-  server.prompt({ name: "secret", scopes: ["prompts:read"], get: () => ({ messages: [{ role: "user", content: { type: "text", text: "s" } }] }) });
+  server.prompt({
+    name: "secret",
+    scopes: ["prompts:read"],
+    arguments: [{ name: "topic" }],
+    complete: { topic: () => ["alpha", "beta"] },
+    get: () => ({ messages: [{ role: "user", content: { type: "text", text: "s" } }] }),
+  });
+  server.resource({ uri: "app://private", name: "private", scopes: ["tools:admin"], read: (uri) => ({ contents: [{ uri, text: "p" }] }) });
   return server;
 }
 
@@ -176,6 +183,27 @@ describe("scopes per feature", () => {
     expect(challenge(legacy.headers["www-authenticate"]).scope).toContain("prompts:read");
   });
 
+  it("what reveals a scoped feature needs its scopes too: completion of a prompt's arguments, reading and subscribing to a resource", async () => {
+    const token = await as.clientCredentials(url, "tools:read");
+    const completion = await call(token, "completion/complete", { ref: { type: "ref/prompt", name: "secret" }, argument: { name: "topic", value: "a" } });
+    expect(completion.status).toBe(403);
+    expect(challenge(completion.headers["www-authenticate"]).scope).toContain("prompts:read");
+    const read = await call(token, "resources/read", { uri: "app://private" });
+    expect(read.status).toBe(403);
+    const sid = await legacySession(token);
+    const subscribe = await raw(url, {
+      headers: jsonPost({ ...sessionHeaders(sid, LEGACY), ...bearer(token) }),
+      body: { jsonrpc: "2.0", id: 3, method: "resources/subscribe", params: { uri: "app://private" } },
+    });
+    expect(subscribe.status).toBe(403);
+    expect((await call(token, "resources/list")).messages[0].result.resources).toEqual([]);
+    const listen = await call(token, "subscriptions/listen", { notifications: { resourceSubscriptions: ["app://private"] } });
+    expect(listen.status).toBe(403);
+    const allowed = await as.clientCredentials(url, "prompts:read");
+    const ok = await call(allowed, "completion/complete", { ref: { type: "ref/prompt", name: "secret" }, argument: { name: "topic", value: "a" } });
+    expect(ok.messages[0].result.completion.values).toEqual(["alpha", "beta"]);
+  });
+
   it("with the scope: served", async () => {
     const token = await as.clientCredentials(url, "tools:read tools:admin");
     const r = await call(token, "tools/call", { name: "admin", arguments: {} });
@@ -188,6 +216,10 @@ describe("scopes per feature", () => {
     const r = await call(token, "tools/list");
     expect(r.messages[0].result.tools.map((t: { name: string }) => t.name)).toEqual(["echo", "whoami", "ask", "job"]);
     expect(r.messages[0].result.cacheScope).toBe("private");
+    // The same list in a legacy revision has no caching fields at all.
+    const sid = await legacySession(token);
+    const legacy = await raw(url, { headers: jsonPost({ ...sessionHeaders(sid, LEGACY), ...bearer(token) }), body: { jsonrpc: "2.0", id: 9, method: "tools/list" } });
+    expect(legacy.messages[0].result.cacheScope).toBeUndefined();
     const none = await as.clientCredentials(url, "");
     const r2 = await call(none, "tools/list");
     expect(r2.messages[0].result.tools.map((t: { name: string }) => t.name)).toEqual(["whoami", "ask", "job"]);
@@ -379,6 +411,49 @@ describe("other verifiers and configurations", () => {
     } finally {
       await h.close();
     }
+  });
+
+  it("an authorization server that cannot be reached: 503 (the token is not blamed), and served once it can", async () => {
+    const h = await authFixture().serveHttp({ port: 0, quiet: true, authorization: { issuer: as.issuer, jwksUri: "http://127.0.0.1:1/jwks" } });
+    as.resources.add(h.url);
+    try {
+      const token = await as.clientCredentials(h.url, "tools:read");
+      const { body, headers } = modernRequest(1, "tools/list");
+      const r = await raw(h.url, { headers: { ...headers, ...bearer(token) }, body });
+      expect(r.status).toBe(503);
+      expect(r.headers["www-authenticate"]).toBeUndefined();
+      expect(r.json.error.message).toMatch(/^Service Unavailable: the access token cannot be verified now/);
+    } finally {
+      await h.close();
+    }
+  });
+
+  it("a handler's resource must be an absolute http(s) URL without a fragment", () => {
+    const server = authFixture();
+    for (const resource of ["mcp.example.com/mcp", "https://mcp.example.com/mcp#x", "urn:mcp"]) {
+      expect(() => server.fetchHandler({ authorization: { issuer: as.issuer, resource } })).toThrow(/authorization\.resource must be an absolute http\(s\) URL/);
+    }
+  });
+
+  it("audienceCheck: false is explicit and warns; then a token for another resource of the issuer is accepted", async () => {
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
+    const h = await authFixture().serveHttp({ port: 0, quiet: true, authorization: { issuer: as.issuer, audienceCheck: false } });
+    try {
+      expect(warn.mock.calls.map((c) => String(c[0])).join("\n")).toMatch(/WARNING: authorization\.audienceCheck is false/);
+      const token = await as.clientCredentials("http://127.0.0.1:1/another-server", "tools:read");
+      const { body, headers } = modernRequest(1, "tools/list");
+      expect((await raw(h.url, { headers: { ...headers, ...bearer(token) }, body })).status).toBe(200);
+    } finally {
+      warn.mockRestore();
+      await h.close();
+    }
+  });
+
+  it("exp and nbf have a small clock tolerance (30 s): just expired or just not yet valid is accepted, a minute is not", async () => {
+    const base = { iss: as.issuer, aud: url, sub: "alice", scope: "tools:read" };
+    expect((await call(await as.sign({ ...base, exp: now() - 10 }), "tools/list")).status).toBe(200);
+    expect((await call(await as.sign({ ...base, nbf: now() + 10, exp: now() + 600 }), "tools/list")).status).toBe(200);
+    expect((await call(await as.sign({ ...base, exp: now() - 60 }), "tools/list")).status).toBe(401);
   });
 
   it("a custom verifier", async () => {

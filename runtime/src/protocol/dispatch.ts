@@ -62,7 +62,7 @@ const METHODS: Readonly<Record<string, MethodHandler>> = {
   "logging/setLevel": (_s, p, ctx) => ((ctx.scope.peer!.session!.logLevel = p.level as LoggingLevel), ctx.scope.peer!.sessionChanged?.(), {}),
   "prompts/list": (s, p, ctx) => listPrompts(s, ctx.revision, p, ctx.principal),
   "prompts/get": (s, p, ctx) => getPrompt(s, ctx.revision, p, ctx),
-  "completion/complete": (s, p, ctx) => complete(s, ctx.revision, p),
+  "completion/complete": (s, p, ctx) => complete(s, ctx.revision, p, ctx.principal),
   // Task methods: which exist in the revision in force is the rules module's (taskMethods).
   "tasks/get": (s, p, ctx) => tasksFor(s).get(ctx.revision, p, ctx.scope),
   "tasks/result": (s, p, ctx) => tasksFor(s).result(ctx.revision, p, ctx.scope),

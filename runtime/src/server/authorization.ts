@@ -31,24 +31,44 @@ export function privateList(result: Record<string, unknown>, revision: Revision,
   return result;
 }
 
-/** The scopes a request needs for what it names (tools/call, prompts/get, resources/read), or undefined. */
+/**
+ * The scopes a request needs for what it names, or undefined: tools/call, prompts/get, resources/read, and what reveals
+ * a feature's content too (resources/subscribe and subscriptions/listen of its updates, completion/complete of a prompt's
+ * or template's arguments).
+ */
 export function scopesFor(registry: Registry, method: string, params: Record<string, unknown> | undefined): readonly string[] | undefined {
   const name = params?.name;
   switch (method) {
+    case "completion/complete": {
+      const ref = params?.ref as { type?: unknown; name?: unknown; uri?: unknown } | undefined;
+      if (ref?.type === "ref/prompt" && typeof ref.name === "string") return registry.prompts.get(ref.name)?.scopes;
+      if (ref?.type === "ref/resource" && typeof ref.uri === "string") return registry.templates.find((t) => t.def.uriTemplate === ref.uri)?.def.scopes ?? registry.resources.get(ref.uri)?.scopes;
+      return undefined;
+    }
     case "tools/call":
       return typeof name === "string" ? registry.tools.get(name)?.scopes : undefined;
     case "prompts/get":
       return typeof name === "string" ? registry.prompts.get(name)?.scopes : undefined;
-    case "resources/read": {
-      const uri = params?.uri;
-      if (typeof uri !== "string") return undefined;
-      const direct = registry.resources.get(uri);
-      if (direct) return direct.scopes;
-      return registry.templates.find((t) => t.template.match(uri))?.def.scopes;
+    case "resources/read":
+    case "resources/subscribe":
+      return typeof params?.uri === "string" ? resourceScopes(registry, params.uri) : undefined;
+    case "subscriptions/listen": {
+      // Updates of a resource tell about it: listening to them needs what reading it needs.
+      const uris = (params?.notifications as { resourceSubscriptions?: unknown } | undefined)?.resourceSubscriptions;
+      if (!Array.isArray(uris)) return undefined;
+      const all = new Set(uris.flatMap((u) => (typeof u === "string" ? (resourceScopes(registry, u) ?? []) : [])));
+      return all.size ? [...all] : undefined;
     }
     default:
       return undefined;
   }
+}
+
+/** The scopes of the resource (or else the first resource template) `uri` names. */
+function resourceScopes(registry: Registry, uri: string): readonly string[] | undefined {
+  const direct = registry.resources.get(uri);
+  if (direct) return direct.scopes;
+  return registry.templates.find((t) => t.template.match(uri))?.def.scopes;
 }
 
 /** Every scope a registration declares (the default `scopes_supported` of the Protected Resource Metadata). */

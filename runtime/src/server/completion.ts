@@ -3,7 +3,8 @@ import type { CompleteResult } from "../../../out/latest.js";
 import { McpError } from "../wire/jsonrpc.js";
 import { type Revision, errorCode } from "../rules.js";
 import type { Registry } from "./registry.js";
-import type { Completer } from "./types.js";
+import type { Completer, Principal } from "./types.js";
+import { requireScopes } from "./authorization.js";
 
 /** Rank completion candidates by relevance to `value`: prefix matches, then substring matches, in the completer's order. */
 export function rankCompletions(candidates: string[], value: string): string[] {
@@ -18,7 +19,8 @@ export function rankCompletions(candidates: string[], value: string): string[] {
   return [...prefix, ...inner];
 }
 
-export async function complete(registry: Registry, revision: Revision, params: Record<string, unknown>): Promise<Record<string, unknown>> {
+/** `principal` (HTTP with authorization): completing an argument of a prompt or template needs that feature's scopes. */
+export async function complete(registry: Registry, revision: Revision, params: Record<string, unknown>, principal?: Principal): Promise<Record<string, unknown>> {
   const ref = params.ref as { type: string; name?: string; uri?: string };
   const argument = params.argument as { name: string; value: string };
   const context = { arguments: ((params.context as { arguments?: Record<string, string> } | undefined)?.arguments ?? {}) as Record<string, string> };
@@ -27,10 +29,12 @@ export async function complete(registry: Registry, revision: Revision, params: R
   if (ref.type === "ref/prompt") {
     const prompt = registry.prompts.get(ref.name ?? "");
     if (!prompt) throw new McpError(invalid, `Unknown prompt: ${ref.name}`);
+    requireScopes(prompt, principal, revision, `prompt ${ref.name}`);
     completer = prompt.complete && Object.prototype.hasOwnProperty.call(prompt.complete, argument.name) ? prompt.complete[argument.name] : undefined;
   } else if (ref.type === "ref/resource") {
     const entry = registry.templates.find((t) => t.def.uriTemplate === ref.uri);
     if (!entry && !registry.resources.has(ref.uri ?? "")) throw new McpError(invalid, `Unknown resource template: ${ref.uri}`);
+    requireScopes(entry?.def ?? registry.resources.get(ref.uri!)!, principal, revision, `resource ${ref.uri}`);
     const table = entry?.def.complete;
     completer = table && Object.prototype.hasOwnProperty.call(table, argument.name) ? table[argument.name] : undefined;
   } else {

@@ -79,7 +79,8 @@ export interface AuthorizationOptions {
 /** A refused request: its HTTP status and the RFC 6750 §3 error of its challenge. */
 export class AuthorizationError extends Error {
   constructor(
-    readonly status: 400 | 401 | 403,
+    /** 503: the token could not be verified now (the authorization server unreachable): not the token's fault, no challenge. */
+    readonly status: 400 | 401 | 403 | 503,
     /** RFC 6750 §3.1 error code; undefined when the request had no credentials (§3: then no error code). */
     readonly error: "invalid_request" | "invalid_token" | "insufficient_scope" | undefined,
     message: string,
@@ -107,6 +108,7 @@ const jose = () => (joseModule ??= import("jose"));
 /** The canonical form of a resource URI: lowercase scheme and host, no fragment, no trailing slash on an empty path. spec/2025-11-25/basic/authorization.mdx#canonical-server-uri */
 export function canonicalResource(uri: string): string {
   const u = new URL(uri);
+  if (u.protocol !== "http:" && u.protocol !== "https:") throw new TypeError(`authorization.resource: ${uri} is not an http(s) URL`);
   if (u.hash) throw new TypeError(`authorization.resource: ${uri} has a fragment; a canonical server URI has none`);
   const path = u.pathname === "/" ? "" : u.pathname;
   return `${u.protocol}//${u.host}${path}${u.search}`;
@@ -160,7 +162,7 @@ export class ResourceServer {
   private readonly metadataPaths: Set<string>;
   private readonly tolerance: number;
   private issuerMetadata?: Promise<Record<string, unknown>>;
-  private jwks?: ReturnType<Jose["createRemoteJWKSet"]>;
+  private jwks?: Promise<ReturnType<Jose["createRemoteJWKSet"]>>;
   private introspectionEndpoint?: Promise<string>;
 
   /**
@@ -317,10 +319,12 @@ export class ResourceServer {
   private async verifyJwt(token: string): Promise<Principal> {
     const { jwtVerify, createRemoteJWKSet, errors } = await jose();
     // createRemoteJWKSet caches the keys and refetches (with a cooldown) when a token names a key it does not have:
-    // a key rotation costs one fetch, a verification with known keys none.
-    this.jwks ??= createRemoteJWKSet(new URL(this.options.jwksUri ?? (await this.discoveredJwksUri())), { timeoutDuration: FETCH_TIMEOUT_MS });
+    // a key rotation costs one fetch, a verification with known keys none. One set, however many requests come first.
+    this.jwks ??= (async () => createRemoteJWKSet(new URL(this.options.jwksUri ?? (await this.discoveredJwksUri())), { timeoutDuration: FETCH_TIMEOUT_MS }))();
+    this.jwks.catch(() => (this.jwks = undefined));
+    const jwks = await this.jwks;
     try {
-      const { payload } = await jwtVerify(token, this.jwks, {
+      const { payload } = await jwtVerify(token, jwks, {
         issuer: this.issuer,
         audience: this.options.audienceCheck === false ? undefined : [...this.audience],
         algorithms: [...(this.options.algorithms ?? ASYMMETRIC)],
@@ -330,20 +334,18 @@ export class ResourceServer {
       return principalOf(payload);
     } catch (err) {
       if (err instanceof AuthorizationError) throw err;
-      if (err instanceof errors.JOSEError) {
-        // A JWKS that cannot be fetched is the server's problem, not the token's: still 401 (the token is not
-        // verified), but said so.
-        throw new AuthorizationError(401, "invalid_token", `the token is not valid: ${describeJoseError(err)}`);
-      }
-      throw err;
+      // Keys that cannot be fetched are the server's problem, not the token's: 503, so that a client does not throw
+      // away a good token.
+      if (err instanceof errors.JWKSTimeout || !(err instanceof errors.JOSEError)) throw unavailable(`the issuer's keys could not be fetched (${(err as Error)?.message ?? err})`);
+      throw new AuthorizationError(401, "invalid_token", `the token is not valid: ${describeJoseError(err)}`);
     }
   }
 
   private async discoveredJwksUri(): Promise<string> {
     const doc = await this.authorizationServerMetadata().catch((err: Error) => {
-      throw new AuthorizationError(401, "invalid_token", `the token cannot be verified now: ${err.message}`);
+      throw unavailable(err.message);
     });
-    if (typeof doc.jwks_uri !== "string") throw new AuthorizationError(401, "invalid_token", `issuer ${this.issuer} publishes no jwks_uri`);
+    if (typeof doc.jwks_uri !== "string") throw unavailable(`issuer ${this.issuer} publishes no jwks_uri`);
     return doc.jwks_uri;
   }
 
@@ -361,9 +363,10 @@ export class ResourceServer {
       endpoint = await this.introspectionEndpoint;
     } catch (err) {
       this.introspectionEndpoint = undefined;
-      throw new AuthorizationError(401, "invalid_token", `the token cannot be verified now: ${(err as Error).message}`);
+      throw unavailable((err as Error).message);
     }
     let claims: Record<string, unknown>;
+    let refused: string | undefined;
     try {
       const basic = btoa(`${encodeURIComponent(cfg.clientId)}:${encodeURIComponent(cfg.clientSecret)}`);
       const r = await fetch(endpoint, {
@@ -372,11 +375,15 @@ export class ResourceServer {
         body: new URLSearchParams({ token, token_type_hint: "access_token" }).toString(),
         signal: AbortSignal.timeout(FETCH_TIMEOUT_MS),
       });
-      if (!r.ok) throw new Error(`introspection answered HTTP ${r.status}`);
-      claims = (await r.json()) as Record<string, unknown>;
+      const body = (await r.json().catch(() => undefined)) as Record<string, unknown> | undefined;
+      // A 400 with an OAuth error is about the token (e.g. unsupported_token_type for a JWT); anything else is ours.
+      if (r.status === 400 && typeof body?.error === "string") refused = body.error;
+      else if (!r.ok || !body) throw new Error(`introspection answered HTTP ${r.status}`);
+      claims = body ?? {};
     } catch (err) {
-      throw new AuthorizationError(401, "invalid_token", `the token cannot be verified now: ${(err as Error).message}`);
+      throw unavailable((err as Error).message);
     }
+    if (refused) throw new AuthorizationError(401, "invalid_token", `the authorization server refused to introspect the token (${refused})`);
     if (claims?.active !== true) throw new AuthorizationError(401, "invalid_token", "the token is not active");
     if (claims.iss !== undefined && claims.iss !== this.issuer) throw new AuthorizationError(401, "invalid_token", "the token is from another issuer");
     const now = Math.floor(Date.now() / 1000);
@@ -389,6 +396,9 @@ export class ResourceServer {
     return principalOf(claims);
   }
 }
+
+/** The authorization server could not be reached: the request cannot be verified now (503). */
+const unavailable = (why: string) => new AuthorizationError(503, undefined, `the access token cannot be verified now: ${why}`);
 
 /** A jose failure in words a client can act on (never the token itself). */
 function describeJoseError(err: { code?: string; message: string; claim?: string }): string {

@@ -96,6 +96,10 @@ export class HttpEndpoint {
 
   /** Answer a refused authorization: its status, `WWW-Authenticate` challenge and a JSON-RPC error body. spec/2025-11-25/basic/authorization.mdx#error-handling */
   refuse(res: Reply, err: AuthorizationError, id: RequestId | null = null): void {
+    if (err.status === 503) {
+      logError(err.message);
+      return this.invalidRequest(res, 503, `Service Unavailable: ${err.message}`, id, { "retry-after": "5" });
+    }
     const what = err.status === 401 ? "Unauthorized" : err.status === 403 ? "Forbidden" : "Bad Request";
     const data = err.error ? { error: err.error, ...(err.scope?.length ? { scope: err.scope.join(" ") } : {}) } : undefined;
     this.reject(res, err.status, errorCode(this.fallback, "INVALID_REQUEST")!, `${what}: ${err.message}`, id, this.fallback, { "www-authenticate": this.auth!.challenge(err) }, data);

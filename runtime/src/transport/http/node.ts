@@ -177,6 +177,8 @@ export async function serveHttp(core: ProtocolCore, options: HttpOptions = {}): 
     });
   });
   port = (http.address() as AddressInfo).port;
+  // The resource server made now that its URL is known: a configuration it warns about is said at start.
+  void endpoint.auth;
   const url = `http://${shownHost}:${port}${path}`;
   if (!options.quiet) process.stderr.write(`listening ${url}\n`);
   const close = async (o?: CloseOptions) => {
