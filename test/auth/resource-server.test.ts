@@ -322,12 +322,15 @@ describe("every entry and transport", () => {
     const batch = [
       { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "admin", arguments: {} } },
       { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "echo", arguments: { text: "ok" } } },
+      // Subscribing to a scoped resource needs its scope, inside a batch too.
+      { jsonrpc: "2.0", id: 3, method: "resources/subscribe", params: { uri: "app://private" } },
     ];
     const r = await raw(url, { headers: jsonPost({ ...sessionHeaders(sid, revision), ...bearer(token) }), body: batch });
-    const [first, second] = [...r.messages.flat()].sort((a, b) => a.id - b.id);
+    const [first, second, third] = [...r.messages.flat()].sort((a, b) => a.id - b.id);
     expect(first.error.message).toMatch(/insufficient_scope.*tools:admin/);
     expect(first.error.data).toEqual({ error: "insufficient_scope", scope: "tools:admin" });
     expect(second.result.content[0].text).toBe("ok");
+    expect(third.error.data).toEqual({ error: "insufficient_scope", scope: "tools:admin" });
   });
 
   it("the 2024-11-05 HTTP+SSE transport: the GET stream and its POSTs need the token, and of the same principal", async () => {

@@ -30,6 +30,7 @@ import { complete } from "../server/completion.js";
 import { getPrompt, listPrompts } from "../server/prompts.js";
 import { listResources, listResourceTemplates, readResource } from "../server/resources.js";
 import { listTools } from "../server/tools.js";
+import { requireScopes, scopesFor } from "../server/authorization.js";
 import { encodeResult } from "../wire/encode.js";
 import { errorResponse } from "../wire/errors.js";
 import { inspect, McpError, type JsonRpcMessage, type JsonRpcResponse, type RequestId } from "../wire/jsonrpc.js";
@@ -57,7 +58,14 @@ const METHODS: Readonly<Record<string, MethodHandler>> = {
   "resources/templates/list": (s, p, ctx) => listResourceTemplates(s, ctx.revision, p, ctx.principal),
   "resources/read": (s, p, ctx) => readResource(s, ctx.revision, p, ctx),
   // Legacy-only methods: the revision in force has a session (the rules module removes them from the modern era).
-  "resources/subscribe": (_s, p, ctx) => (ctx.scope.peer!.session!.subscriptions.add(p.uri as string), ctx.scope.peer!.sessionChanged?.(), {}),
+  // Subscribing reveals what reading does: the resource's scopes (also inside a 2025-03-26 batch, which the HTTP
+  // endpoint's pre-dispatch scope check does not see into).
+  "resources/subscribe": (s, p, ctx) => (
+    requireScopes({ scopes: scopesFor(s, "resources/subscribe", p) }, ctx.principal, ctx.revision, `resource ${String(p.uri)}`),
+    ctx.scope.peer!.session!.subscriptions.add(p.uri as string),
+    ctx.scope.peer!.sessionChanged?.(),
+    {}
+  ),
   "resources/unsubscribe": (_s, p, ctx) => (ctx.scope.peer!.session!.subscriptions.delete(p.uri as string), ctx.scope.peer!.sessionChanged?.(), {}),
   "logging/setLevel": (_s, p, ctx) => ((ctx.scope.peer!.session!.logLevel = p.level as LoggingLevel), ctx.scope.peer!.sessionChanged?.(), {}),
   "prompts/list": (s, p, ctx) => listPrompts(s, ctx.revision, p, ctx.principal),
