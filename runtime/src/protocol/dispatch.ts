@@ -289,10 +289,13 @@ export class Dispatcher {
     const mode = method === ELICIT ? unsupportedElicitationMode(revision, ctx.clientCapabilities[capability] as Result, params) : undefined;
     if (mode) return Promise.reject(new MissingCapabilityError({ [capability]: { [mode]: {} } }));
     const task = flight.task;
-    if (task?.created) {
+    // Once the task is being stored (a shared store's write is a round trip the handler may outrun), asks are the task's.
+    if (task?.created || task?.creating) {
       const peer = scope.peer;
-      return tasksFor(this.server).ask(tasksFor(this.server).run(flight)!, ctx, method, capability, params, options?.key, (s, p) =>
-        peer ? peer.askClient(s, method, p) : Promise.reject(new McpError(errorCode(revision, "INTERNAL_ERROR")!, `${method}: no link to ask the client on`)),
+      return Promise.resolve(task.creating).then(() =>
+        tasksFor(this.server).ask(tasksFor(this.server).run(flight)!, ctx, method, capability, params, options?.key, (s, p) =>
+          peer ? peer.askClient(s, method, p) : Promise.reject(new McpError(errorCode(revision, "INTERNAL_ERROR")!, `${method}: no link to ask the client on`)),
+        ),
       );
     }
     if (serverMaySendRequests(revision)) {

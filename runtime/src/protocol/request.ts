@@ -22,7 +22,7 @@ export class InFlight {
   /** Modern MRTR state of this run, made on the first ask (or up front when the request carries answers). */
   round?: InputRound;
   /** Set when this run is a task's (protocol/tasks.ts): its asks and notifications follow the task's rules. */
-  task?: { readonly id: string; readonly created: boolean; status(message: string): void };
+  task?: { readonly id: string; readonly created: boolean; readonly creating?: Promise<void>; status(message: string): void };
   private controller?: AbortController;
   private reason?: unknown;
 

@@ -64,6 +64,8 @@ export function missingTasksExtension(): MissingCapabilityError {
 class TaskRun implements TaskHandle {
   /** Modern: stored and answered with CreateTaskResult (asks now go to the task, not the request). */
   created = false;
+  /** Modern: the store's create, once started; what the handler does meanwhile waits for it (a shared store's write takes a round trip). */
+  creating?: Promise<void>;
   /** Asks waiting for their answer, by key. */
   readonly waiting = new Map<string, { resolve(v: Result): void; reject(e: unknown): void; method: string }>();
   /** Streams of tasks/result requests waiting on this task (2025-11-25): where a question is best sent. */
@@ -85,8 +87,11 @@ class TaskRun implements TaskHandle {
   pendingMessage?: string;
 
   status(message: string): void {
-    if (!this.created) this.pendingMessage = message;
-    else void this.tasks.store.update(this.id, { statusMessage: message }).catch(() => {});
+    if (!this.created && !this.creating) this.pendingMessage = message;
+    else
+      void Promise.resolve(this.creating)
+        .then(() => this.tasks.store.update(this.id, { statusMessage: message }))
+        .catch(() => {});
   }
 
   /** A key for an ask, unique over the task's life. */
@@ -266,7 +271,7 @@ export class Tasks {
       throw q.e;
     }
     if (run.pendingMessage !== undefined) record.statusMessage = run.pendingMessage;
-    await this.store.create(record);
+    await (run.creating = this.store.create(record));
     this.track(run, ttlMs);
     run.created = true;
     sink.target = undefined;
