@@ -13,6 +13,7 @@ import { MemoryTaskStore, type TaskStore } from "../state/task-store.js";
 import { type BusMessage, LocalBus, type MessageBus } from "../state/bus.js";
 import { SqliteTaskStore } from "../state/task-store-sqlite.js";
 import { PostgresTaskStore } from "../state/task-store-postgres.js";
+import { RedisTaskStore } from "../state/task-store-redis.js";
 import { RequestStateCodec } from "../protocol/mrtr.js";
 import type { CompiledTool, TemplateEntry } from "./registry.js";
 import type { PromptDefinition, ResourceDefinition, ResourceTemplateDefinition, ServerEvent, ServerOptions, TaskOptions, ToolDefinition } from "./types.js";
@@ -43,6 +44,7 @@ export { MemoryTaskStore } from "../state/task-store.js";
 export { LocalBus, type MessageBus, type BusMessage } from "../state/bus.js";
 export { SqliteTaskStore } from "../state/task-store-sqlite.js";
 export { PostgresTaskStore } from "../state/task-store-postgres.js";
+export { RedisTaskStore, type RedisTaskStoreOptions } from "../state/task-store-redis.js";
 export { LOGGING_LEVELS } from "./types.js";
 export { MissingCapabilityError, ResourceNotFoundError } from "./errors.js";
 export { conform } from "../wire/encode.js";
@@ -104,8 +106,9 @@ export class McpServer {
   readonly taskOptions: Required<Pick<TaskOptions, "defaultTtlMs" | "maxTtlMs" | "pollIntervalMs" | "sweepIntervalMs" | "maxRunningPerOwner" | "leaseMs">> & TaskOptions;
 
   /**
-   * Make the task store the options name: `tasks.store`, else env MCP_TASK_STORE (`memory`, `sqlite:<path>`), else
-   * memory. Throws TypeError on a store it does not know, or (sqlite) when better-sqlite3 is missing.
+   * Make the task store the options name: `tasks.store`, else env MCP_TASK_STORE (`memory`, `sqlite:<path>`,
+   * `postgres` with MCP_DATABASE_URL, `redis` with MCP_REDIS_URL), else memory. Throws TypeError on a store it does not
+   * know or a shared store without its URL, Error when its client package (better-sqlite3, pg, ioredis) is missing.
    */
   taskStore(): TaskStore {
     const { store, path } = this.taskOptions;
@@ -121,7 +124,12 @@ export class McpServer {
       if (!url) throw new TypeError("createServer: the postgres task store needs a URL (tasks: { url } or MCP_DATABASE_URL)");
       return new PostgresTaskStore(url);
     }
-    if (store === undefined && env !== undefined && env !== "" && env !== "memory") throw new TypeError(`MCP_TASK_STORE=${env}: expected memory, sqlite:<path> or postgres`);
+    if (store === "redis" || env === "redis") {
+      const url = this.taskOptions.url ?? readEnv("MCP_REDIS_URL");
+      if (!url) throw new TypeError("createServer: the redis task store needs a URL (tasks: { url } or MCP_REDIS_URL)");
+      return new RedisTaskStore(url, { prefix: this.taskOptions.prefix ?? readEnv("MCP_REDIS_PREFIX") });
+    }
+    if (store === undefined && env !== undefined && env !== "" && env !== "memory") throw new TypeError(`MCP_TASK_STORE=${env}: expected memory, sqlite:<path>, postgres or redis`);
     return new MemoryTaskStore();
   }
 
