@@ -11,6 +11,7 @@ import { type Revision, ERA, REVISIONS, hasCapability, taskWireForm } from "../r
 import { TASKS_EXTENSION } from "../wire/meta.js";
 import { MemoryTaskStore, type TaskStore } from "../state/task-store.js";
 import { type BusMessage, LocalBus, type MessageBus } from "../state/bus.js";
+import { RedisBus } from "../state/bus-redis.js";
 import { SqliteTaskStore } from "../state/task-store-sqlite.js";
 import { PostgresTaskStore } from "../state/task-store-postgres.js";
 import { RedisTaskStore } from "../state/task-store-redis.js";
@@ -42,6 +43,7 @@ export type {
 export type { TaskChange, TaskPage, TaskRecord, TaskStatus, TaskStore } from "../state/task-store.js";
 export { MemoryTaskStore } from "../state/task-store.js";
 export { LocalBus, type MessageBus, type BusMessage } from "../state/bus.js";
+export { RedisBus, type RedisBusOptions } from "../state/bus-redis.js";
 export { SqliteTaskStore } from "../state/task-store-sqlite.js";
 export { PostgresTaskStore } from "../state/task-store-postgres.js";
 export { RedisTaskStore, type RedisTaskStoreOptions } from "../state/task-store-redis.js";
@@ -148,21 +150,21 @@ export class McpServer {
     }
     this.tools.set(def.name, { ...(def as unknown as ToolDefinition), input: def.validateInput, output: def.validateOutput });
     this.capabilityCache.clear();
-    this.notifyToolsListChanged();
+    this.registered("tools");
     return this;
   }
 
   /** Remove a tool; clients are told the list changed. Returns whether it existed. */
   removeTool(name: string): boolean {
     const had = this.tools.delete(name);
-    if (had) this.notifyToolsListChanged();
+    if (had) this.registered("tools");
     return had;
   }
   resource(def: ResourceDefinition): this {
     if (this.resources.has(def.uri)) throw new TypeError(`resource ${def.uri} is already registered`);
     this.resources.set(def.uri, def);
     this.capabilityCache.clear();
-    this.notifyResourcesListChanged();
+    this.registered("resources");
     return this;
   }
   resourceTemplate(def: ResourceTemplateDefinition): this {
@@ -174,7 +176,7 @@ export class McpServer {
     if (this.prompts.has(def.name)) throw new TypeError(`prompt ${def.name} is already registered`);
     this.prompts.set(def.name, def as unknown as PromptDefinition);
     this.capabilityCache.clear();
-    this.notifyPromptsListChanged();
+    this.registered("prompts");
     return this;
   }
 
@@ -185,12 +187,14 @@ export class McpServer {
   private unsubscribeBus?: () => void;
 
   /**
-   * The message bus this server's processes share: `options.bus`, else this process only. Server events go through it,
-   * so a resources/updated published on one process reaches the sessions and listen streams of every process.
+   * The message bus this server's processes share: `options.bus`, else a RedisBus when env MCP_REDIS_URL is set (key
+   * prefix MCP_REDIS_PREFIX, default `mcp:`), else this process only. Server events go through it, so a
+   * resources/updated published on one process reaches the sessions and listen streams of every process.
    */
   get bus(): MessageBus {
     if (!this.busCache) {
-      this.busCache = this.options.bus ?? new LocalBus();
+      const redisUrl = this.options.bus ? undefined : readEnv("MCP_REDIS_URL");
+      this.busCache = this.options.bus ?? (redisUrl ? new RedisBus(redisUrl, { prefix: readEnv("MCP_REDIS_PREFIX") }) : new LocalBus());
       this.unsubscribeBus = this.busCache.subscribe(EVENTS_CHANNEL, (m) => {
         for (const l of [...this.listeners]) l(m as unknown as ServerEvent);
       });
@@ -205,10 +209,18 @@ export class McpServer {
     return () => this.listeners.delete(listener);
   }
 
-  private emit(event: ServerEvent): void {
-    // Nobody listens before the first link or listen stream: registering tools at start-up publishes nothing.
-    if (!this.busCache && !this.options.bus) return;
+  /**
+   * Publish a server event. A registration (tool(), resource(), prompt(), removeTool()) before this process has a link
+   * or listen stream publishes nothing: registering at start-up is not a change anyone was told of, and every process
+   * registers its own. An explicit notify*() call goes to every process when the bus is shared, links here or not.
+   */
+  private emit(event: ServerEvent, registration = false): void {
+    if (!this.busCache && (registration || !(this.options.bus ?? readEnv("MCP_REDIS_URL")))) return;
     this.bus.publish(EVENTS_CHANNEL, event as unknown as BusMessage);
+  }
+
+  private registered(what: "tools" | "prompts" | "resources"): void {
+    this.emit({ method: `notifications/${what}/list_changed`, filter: `${what}ListChanged` }, true);
   }
 
   /** Tell clients the tool list changed (legacy sessions that declared interest; modern listen streams whose filter asks). */
@@ -226,9 +238,10 @@ export class McpServer {
     this.emit({ method: "notifications/resources/updated", filter: "resourceSubscriptions", uri });
   }
 
-  /** End every open subscriptions/listen stream gracefully (e.g. at shutdown). */
+  /** End every open subscriptions/listen stream of this process gracefully (e.g. at its shutdown; the other processes' streams go on). */
   endSubscriptions(): void {
-    this.emit({ method: "", filter: "end" });
+    const event: ServerEvent = { method: "", filter: "end" };
+    for (const l of [...this.listeners]) l(event);
   }
 
   /** The part of a subscriptions/listen filter this server honours: only notification types it can send. */

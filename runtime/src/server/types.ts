@@ -278,7 +278,9 @@ export interface ServerOptions {
   requestStateTtlMs?: number;
   /**
    * The message bus shared by this server's processes (server events: change notifications, resources/updated,
-   * subscriptions/listen fan-out). Default: this process only.
+   * subscriptions/listen fan-out), e.g. `new RedisBus(url)`. Default: a RedisBus when env MCP_REDIS_URL is set (channels
+   * under env MCP_REDIS_PREFIX, default `mcp:`; needs `npm install ioredis`), else this process only (LocalBus).
+   * Shared, a `server.notifyResourceUpdated(uri)` on any process reaches the subscribers on every process.
    */
   bus?: import("../state/bus.js").MessageBus;
   /** Tasks: the store and limits. Used only when a tool has `taskSupport`. */
