@@ -1,17 +1,19 @@
 /**
  * The TaskStore contract (runtime/src/state/task-store.ts), run against every store: in-memory, SQLite and the
- * shared ones against the real PostgreSQL of this machine. For a shared store, two store instances stand for two
+ * shared ones against the real PostgreSQL and Redis of this machine. For a shared store, two store instances stand for two
  * processes: a change made through one is seen, and announced, through the other.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { Redis } from "ioredis";
 import { afterAll, describe, expect, it } from "vitest";
-import { MemoryTaskStore, PostgresTaskStore, SqliteTaskStore, type TaskRecord, type TaskStore } from "../../runtime/dist/index.js";
-import { POSTGRES_URL, hasPostgres } from "../services.js";
+import { MemoryTaskStore, PostgresTaskStore, createServer, RedisTaskStore, SqliteTaskStore, type TaskRecord, type TaskStore } from "../../runtime/dist/index.js";
+import { POSTGRES_URL, REDIS_URL, hasPostgres, hasRedis } from "../services.js";
 
 const dir = mkdtempSync(join(tmpdir(), "mcp-task-stores-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const REDIS_PREFIX = `mcp-test-${process.pid}-${Date.now()}:`;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 let n = 0;
@@ -34,6 +36,8 @@ const SUBJECTS: Subject[] = [
   { name: "memory", open: () => new MemoryTaskStore(), available: async () => true },
   { name: "sqlite", open: () => new SqliteTaskStore(join(dir, `contract-${++n}.db`)), available: async () => true },
   { name: "postgres", open: () => new PostgresTaskStore(POSTGRES_URL), peer: () => new PostgresTaskStore(POSTGRES_URL), available: hasPostgres },
+  // A prefix of its own per run, so a run never sees another's keys.
+  { name: "redis", open: () => new RedisTaskStore(REDIS_URL, { prefix: REDIS_PREFIX }), peer: () => new RedisTaskStore(REDIS_URL, { prefix: REDIS_PREFIX }), available: hasRedis },
 ];
 
 for (const subject of SUBJECTS) {
@@ -139,5 +143,94 @@ for (const subject of SUBJECTS) {
       stop();
       expect(seen).toEqual([`${t.taskId}:working`, `${t.taskId}:cancelled`]);
     });
+
+    it.runIf(available)("a lease renewal is not announced; changes are announced in the order they were made", async () => {
+      const store = await open();
+      const other = subject.peer ? await open(true) : store;
+      await other.get("connects-first");
+      const seen: string[] = [];
+      const stop = other.watch((t) => seen.push(t.statusMessage ?? t.status));
+      const t = task(owner());
+      await store.create(t);
+      await store.update(t.taskId, { lease: { holder: "p", until: Date.now() + 60_000 } });
+      for (let i = 1; i <= 5; i++) await store.update(t.taskId, { statusMessage: `step ${i}` });
+      await store.update(t.taskId, { status: "completed", result: { content: [] } });
+      for (let i = 0; i < 100 && seen.length < 7; i++) await sleep(20);
+      stop();
+      expect(seen).toEqual(["working", "step 1", "step 2", "step 3", "step 4", "step 5", "step 5"]);
+    });
+
+    it.runIf(available)("concurrent changes through every instance are all kept (atomic read-modify-write)", async () => {
+      const store = await open();
+      const other = subject.peer ? await open(true) : store;
+      const t = task(owner());
+      await store.create(t);
+      const keys = Array.from({ length: 20 }, (_, i) => `k${i}`);
+      await Promise.all(keys.map((k, i) => (i % 2 ? store : other).update(t.taskId, { ask: { key: k, request: { method: "elicitation/create", params: {} } } })));
+      const asked = await store.get(t.taskId);
+      expect([...asked!.usedKeys!].sort()).toEqual([...keys].sort());
+      await Promise.all(keys.map((k, i) => (i % 2 ? other : store).answer(t.taskId, { [k]: { action: "accept", content: { i } } })));
+      const answered = await other.get(t.taskId);
+      expect([answered!.status, answered!.inputRequests, Object.keys(answered!.inputResponses!).length]).toEqual(["working", undefined, 20]);
+    });
   });
 }
+
+describe("RedisTaskStore: keys", async () => {
+  const available = await hasRedis();
+  it.runIf(available)("nothing is left in Redis after the tasks' TTLs but the creation counter", async () => {
+    const prefix = `mcp-test-orphans-${process.pid}-${Date.now()}:`;
+    const store = new RedisTaskStore(REDIS_URL, { prefix });
+    const redis = new Redis(REDIS_URL);
+    try {
+      const o = owner();
+      await store.create(task(o, { ttlMs: 100 }));
+      await store.create(task(o, { ttlMs: 150, lease: { holder: "gone", until: Date.now() + 50 } }));
+      const done = task(o, { ttlMs: 100 });
+      await store.create(done);
+      await store.update(done.taskId, { status: "completed", result: { content: [] } });
+      const keys = (await redis.keys(`${prefix}*`)).sort();
+      expect(keys.filter((k) => !k.startsWith(`${prefix}task:`))).toEqual([`${prefix}owner:${o}`, `${prefix}running`, `${prefix}seq`]);
+      expect(keys.filter((k) => k.startsWith(`${prefix}task:`))).toHaveLength(3);
+      await sleep(250);
+      await store.sweep(Date.now());
+      expect(await redis.keys(`${prefix}*`)).toEqual([`${prefix}seq`]);
+    } finally {
+      await redis.del(`${prefix}seq`);
+      redis.disconnect();
+      await store.close();
+    }
+  });
+
+  it.runIf(available)("a task without TTL keeps its owner index; a cursor past the creation counter is refused", async () => {
+    const store = new RedisTaskStore(REDIS_URL, { prefix: REDIS_PREFIX });
+    try {
+      const o = owner();
+      const forever = task(o, { ttlMs: null });
+      await store.create(task(o, { ttlMs: 50 }));
+      await store.create(forever);
+      await sleep(120);
+      const page = await store.list(o, undefined, 10);
+      expect(page.tasks.map((t) => t.taskId)).toEqual([forever.taskId]);
+      await expect(store.list(o, "99999999999", 10)).rejects.toThrow(RangeError);
+    } finally {
+      await store.close();
+    }
+  });
+});
+
+describe("createServer({ tasks: { store } })", () => {
+  it("picks the Redis store by name, with its URL and prefix; without a URL it is a TypeError naming MCP_REDIS_URL", async () => {
+    const store = createServer({ name: "s", version: "1", tasks: { store: "redis", url: REDIS_URL, prefix: "mine:" } }).taskStore();
+    expect(store).toBeInstanceOf(RedisTaskStore);
+    expect([(store as RedisTaskStore).prefix, store.shared]).toEqual(["mine:", true]);
+    await store.close();
+    const saved = process.env.MCP_REDIS_URL;
+    delete process.env.MCP_REDIS_URL;
+    try {
+      expect(() => createServer({ name: "s", version: "1", tasks: { store: "redis" } }).taskStore()).toThrow(/MCP_REDIS_URL/);
+    } finally {
+      if (saved !== undefined) process.env.MCP_REDIS_URL = saved;
+    }
+  });
+});

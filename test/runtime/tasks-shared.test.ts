@@ -1,5 +1,6 @@
 /**
- * Tasks shared by several processes through the PostgreSQL task store (the real server of this machine): a task
+ * Tasks shared by several processes through each shared task store, PostgreSQL and Redis (the real servers of this
+ * machine): a task
  * created on process A is polled, answered and cancelled on process B, B's subscriptions/listen hears A's task, and a
  * task whose process died reads failed once its lease lapses. Two fixture processes over HTTP, 2026-07-28 clients.
  */
@@ -7,7 +8,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { ClientError, McpClient, StreamableHttpClientTransport } from "../../runtime/dist/index.js";
 import { join } from "node:path";
 import { ROOT } from "../helpers.js";
-import { POSTGRES_URL, hasPostgres } from "../services.js";
+import { POSTGRES_URL, REDIS_URL, hasPostgres, hasRedis } from "../services.js";
 import { type Fixture, startFixture } from "./http-helpers.js";
 
 const FIXTURE = join(ROOT, "test", "fixtures", "tasks-fixture.mjs");
@@ -15,8 +16,14 @@ const EXT = "io.modelcontextprotocol/tasks";
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const terminal = (t: Record<string, any>) => ["completed", "failed", "cancelled"].includes(t.status);
 
-describe("tasks across processes (PostgreSQL store)", async () => {
-  const available = await hasPostgres();
+const STORES: { name: string; env: Record<string, string>; available: () => Promise<boolean> }[] = [
+  { name: "PostgreSQL", env: { MCP_TASK_STORE: "postgres", MCP_DATABASE_URL: POSTGRES_URL }, available: hasPostgres },
+  // Keys of their own per run.
+  { name: "Redis", env: { MCP_TASK_STORE: "redis", MCP_REDIS_URL: REDIS_URL, MCP_REDIS_PREFIX: `mcp-test-shared-${process.pid}-${Date.now()}:` }, available: hasRedis },
+];
+
+describe.each(STORES)("tasks across processes ($name store)", async ({ env, available: has }) => {
+  const available = await has();
   const fixtures: Fixture[] = [];
   const clients: McpClient[] = [];
   afterAll(async () => {
@@ -24,7 +31,7 @@ describe("tasks across processes (PostgreSQL store)", async () => {
     await Promise.all(fixtures.map((f) => f.stop()));
   });
   const start = async () => {
-    const f = await startFixture({ FIXTURE_TRANSPORT: "http", MCP_TASK_STORE: "postgres", MCP_DATABASE_URL: POSTGRES_URL, FIXTURE_LEASE_MS: "3000" }, [], FIXTURE);
+    const f = await startFixture({ FIXTURE_TRANSPORT: "http", ...env, FIXTURE_LEASE_MS: "3000" }, [], FIXTURE);
     fixtures.push(f);
     const client = await new McpClient({
       transport: new StreamableHttpClientTransport(f.url),

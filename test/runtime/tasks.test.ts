@@ -263,6 +263,17 @@ describe("tasks over Streamable HTTP", () => {
     expect(JSON.parse(done.result.content[0].text)).toEqual({ first: { action: "accept", content: { ok: true } }, second: { action: "accept", content: { ok: false } } });
   });
 
+  it("2026-07-28: a handler that asks while its task is still being stored asks through the task, not MRTR", async () => {
+    // confirm asks after 20 ms; the store takes 300 ms to create the task.
+    const f = await start({ FIXTURE_SLOW_CREATE_MS: "300" });
+    const client = await new McpClient({ transport: new StreamableHttpClientTransport(f.url), revision: MODERN as never, capabilities: { extensions: { [EXT]: {} }, elicitation: {} } }).connect();
+    closers.push(() => client.close());
+    const created = (await client.callTool("confirm", {})) as any;
+    expect(created.resultType).toBe("task");
+    const waiting = await until(client, created.taskId, (t) => t.status !== "working");
+    expect([waiting.status, Object.keys(waiting.inputRequests ?? {})]).toEqual(["input_required", ["elicitation-1"]]);
+  });
+
   it("2026-07-28: tasks/cancel is an empty acknowledgement, also for a finished task; the handler is aborted", async () => {
     const client = await http(MODERN);
     const created = (await client.callTool("work", { ms: 10_000 })) as any;

@@ -13,8 +13,10 @@ import { MemoryTaskStore, type TaskStore } from "../state/task-store.js";
 import { type BusMessage, LocalBus, type MessageBus } from "../state/bus.js";
 import type { EventLog, SessionStore } from "../state/sessions.js";
 import { RedisSessions } from "../state/sessions-redis.js";
+import { RedisBus } from "../state/bus-redis.js";
 import { SqliteTaskStore } from "../state/task-store-sqlite.js";
 import { PostgresTaskStore } from "../state/task-store-postgres.js";
+import { RedisTaskStore } from "../state/task-store-redis.js";
 import { RequestStateCodec } from "../protocol/mrtr.js";
 import type { CompiledTool, TemplateEntry } from "./registry.js";
 import type { PromptDefinition, ResourceDefinition, ResourceTemplateDefinition, ServerEvent, ServerOptions, TaskOptions, ToolDefinition } from "./types.js";
@@ -45,8 +47,10 @@ export { MemoryTaskStore } from "../state/task-store.js";
 export { LocalBus, type MessageBus, type BusMessage } from "../state/bus.js";
 export { MemorySessions, type SessionRecord, type SessionStore, type EventLog, type LoggedEvent } from "../state/sessions.js";
 export { RedisSessions } from "../state/sessions-redis.js";
+export { RedisBus, type RedisBusOptions } from "../state/bus-redis.js";
 export { SqliteTaskStore } from "../state/task-store-sqlite.js";
 export { PostgresTaskStore } from "../state/task-store-postgres.js";
+export { RedisTaskStore, type RedisTaskStoreOptions } from "../state/task-store-redis.js";
 export { LOGGING_LEVELS } from "./types.js";
 export { MissingCapabilityError, ResourceNotFoundError } from "./errors.js";
 export { conform } from "../wire/encode.js";
@@ -108,8 +112,9 @@ export class McpServer {
   readonly taskOptions: Required<Pick<TaskOptions, "defaultTtlMs" | "maxTtlMs" | "pollIntervalMs" | "sweepIntervalMs" | "maxRunningPerOwner" | "leaseMs">> & TaskOptions;
 
   /**
-   * Make the task store the options name: `tasks.store`, else env MCP_TASK_STORE (`memory`, `sqlite:<path>`), else
-   * memory. Throws TypeError on a store it does not know, or (sqlite) when better-sqlite3 is missing.
+   * Make the task store the options name: `tasks.store`, else env MCP_TASK_STORE (`memory`, `sqlite:<path>`,
+   * `postgres` with MCP_DATABASE_URL, `redis` with MCP_REDIS_URL), else memory. Throws TypeError on a store it does not
+   * know or a shared store without its URL, Error when its client package (better-sqlite3, pg, ioredis) is missing.
    */
   taskStore(): TaskStore {
     const { store, path } = this.taskOptions;
@@ -125,7 +130,12 @@ export class McpServer {
       if (!url) throw new TypeError("createServer: the postgres task store needs a URL (tasks: { url } or MCP_DATABASE_URL)");
       return new PostgresTaskStore(url);
     }
-    if (store === undefined && env !== undefined && env !== "" && env !== "memory") throw new TypeError(`MCP_TASK_STORE=${env}: expected memory, sqlite:<path> or postgres`);
+    if (store === "redis" || env === "redis") {
+      const url = this.taskOptions.url ?? readEnv("MCP_REDIS_URL");
+      if (!url) throw new TypeError("createServer: the redis task store needs a URL (tasks: { url } or MCP_REDIS_URL)");
+      return new RedisTaskStore(url, { prefix: this.taskOptions.prefix ?? readEnv("MCP_REDIS_PREFIX") });
+    }
+    if (store === undefined && env !== undefined && env !== "" && env !== "memory") throw new TypeError(`MCP_TASK_STORE=${env}: expected memory, sqlite:<path>, postgres or redis`);
     return new MemoryTaskStore();
   }
 
@@ -158,21 +168,21 @@ export class McpServer {
     }
     this.tools.set(def.name, { ...(def as unknown as ToolDefinition), input: def.validateInput, output: def.validateOutput });
     this.capabilityCache.clear();
-    this.notifyToolsListChanged();
+    this.registered("tools");
     return this;
   }
 
   /** Remove a tool; clients are told the list changed. Returns whether it existed. */
   removeTool(name: string): boolean {
     const had = this.tools.delete(name);
-    if (had) this.notifyToolsListChanged();
+    if (had) this.registered("tools");
     return had;
   }
   resource(def: ResourceDefinition): this {
     if (this.resources.has(def.uri)) throw new TypeError(`resource ${def.uri} is already registered`);
     this.resources.set(def.uri, def);
     this.capabilityCache.clear();
-    this.notifyResourcesListChanged();
+    this.registered("resources");
     return this;
   }
   resourceTemplate(def: ResourceTemplateDefinition): this {
@@ -184,7 +194,7 @@ export class McpServer {
     if (this.prompts.has(def.name)) throw new TypeError(`prompt ${def.name} is already registered`);
     this.prompts.set(def.name, def as unknown as PromptDefinition);
     this.capabilityCache.clear();
-    this.notifyPromptsListChanged();
+    this.registered("prompts");
     return this;
   }
 
@@ -195,12 +205,14 @@ export class McpServer {
   private unsubscribeBus?: () => void;
 
   /**
-   * The message bus this server's processes share: `options.bus`, else this process only. Server events go through it,
-   * so a resources/updated published on one process reaches the sessions and listen streams of every process.
+   * The message bus this server's processes share: `options.bus`, else a RedisBus when env MCP_REDIS_URL is set (key
+   * prefix MCP_REDIS_PREFIX, default `mcp:`), else this process only. Server events go through it, so a
+   * resources/updated published on one process reaches the sessions and listen streams of every process.
    */
   get bus(): MessageBus {
     if (!this.busCache) {
-      this.busCache = this.options.bus ?? new LocalBus();
+      const redisUrl = this.options.bus ? undefined : readEnv("MCP_REDIS_URL");
+      this.busCache = this.options.bus ?? (redisUrl ? new RedisBus(redisUrl, { prefix: readEnv("MCP_REDIS_PREFIX") }) : new LocalBus());
       this.unsubscribeBus = this.busCache.subscribe(EVENTS_CHANNEL, (m) => {
         for (const l of [...this.listeners]) l(m as unknown as ServerEvent);
       });
@@ -215,10 +227,18 @@ export class McpServer {
     return () => this.listeners.delete(listener);
   }
 
-  private emit(event: ServerEvent): void {
-    // Nobody listens before the first link or listen stream: registering tools at start-up publishes nothing.
-    if (!this.busCache && !this.options.bus) return;
+  /**
+   * Publish a server event. A registration (tool(), resource(), prompt(), removeTool()) before this process has a link
+   * or listen stream publishes nothing: registering at start-up is not a change anyone was told of, and every process
+   * registers its own. An explicit notify*() call goes to every process when the bus is shared, links here or not.
+   */
+  private emit(event: ServerEvent, registration = false): void {
+    if (!this.busCache && (registration || !(this.options.bus ?? readEnv("MCP_REDIS_URL")))) return;
     this.bus.publish(EVENTS_CHANNEL, event as unknown as BusMessage);
+  }
+
+  private registered(what: "tools" | "prompts" | "resources"): void {
+    this.emit({ method: `notifications/${what}/list_changed`, filter: `${what}ListChanged` }, true);
   }
 
   /** Tell clients the tool list changed (legacy sessions that declared interest; modern listen streams whose filter asks). */
@@ -236,9 +256,10 @@ export class McpServer {
     this.emit({ method: "notifications/resources/updated", filter: "resourceSubscriptions", uri });
   }
 
-  /** End every open subscriptions/listen stream gracefully (e.g. at shutdown). */
+  /** End every open subscriptions/listen stream of this process gracefully (e.g. at its shutdown; the other processes' streams go on). */
   endSubscriptions(): void {
-    this.emit({ method: "", filter: "end" });
+    const event: ServerEvent = { method: "", filter: "end" };
+    for (const l of [...this.listeners]) l(event);
   }
 
   /** The part of a subscriptions/listen filter this server honours: only notification types it can send. */

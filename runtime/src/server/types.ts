@@ -146,10 +146,11 @@ export interface TaskContext {
 export interface TaskOptions {
   /**
    * Where tasks are kept: "memory" (default; lost with the process), "sqlite" (a file, `path`; needs `npm install
-   * better-sqlite3@12`), "postgres" (`url`, needs `npm install pg`), shared by every process of the server, or a
-   * TaskStore of your own. Default: env MCP_TASK_STORE (`memory`, `sqlite:<path>`, `postgres`).
+   * better-sqlite3@12`), "postgres" (`url`, needs `npm install pg`) or "redis" (`url`, needs `npm install ioredis`),
+   * both shared by every process of the server, or a TaskStore of your own. Default: env MCP_TASK_STORE (`memory`,
+   * `sqlite:<path>`, `postgres`, `redis`).
    */
-  store?: "memory" | "sqlite" | "postgres" | import("../state/task-store.js").TaskStore;
+  store?: "memory" | "sqlite" | "postgres" | "redis" | import("../state/task-store.js").TaskStore;
   /** The SQLite file for `store: "sqlite"`. */
   path?: string;
   /** Retention from creation when the client asks none, in ms. Default 3 600 000 (1 h). */
@@ -170,8 +171,10 @@ export interface TaskOptions {
    * it). A task whose process died reads failed once its lease lapses. Default 30 000.
    */
   leaseMs?: number;
-  /** The PostgreSQL URL of `store: "postgres"`. Default: env MCP_DATABASE_URL. */
+  /** The URL of `store: "postgres"` (default: env MCP_DATABASE_URL) or `store: "redis"` (`redis://host:port/db`; default: env MCP_REDIS_URL). */
   url?: string;
+  /** `store: "redis"`: the prefix of its keys and channel, so several servers share one Redis. Default: env MCP_REDIS_PREFIX, else `mcp:`. */
+  prefix?: string;
 }
 
 export interface ToolDefinition<Args = Record<string, unknown>> {
@@ -295,7 +298,9 @@ export interface ServerOptions {
   requestStateTtlMs?: number;
   /**
    * The message bus shared by this server's processes (server events: change notifications, resources/updated,
-   * subscriptions/listen fan-out). Default: this process only.
+   * subscriptions/listen fan-out), e.g. `new RedisBus(url)`. Default: a RedisBus when env MCP_REDIS_URL is set (channels
+   * under env MCP_REDIS_PREFIX, default `mcp:`; needs `npm install ioredis`), else this process only (LocalBus).
+   * Shared, a `server.notifyResourceUpdated(uri)` on any process reaches the subscribers on every process.
    */
   bus?: import("../state/bus.js").MessageBus;
   /**

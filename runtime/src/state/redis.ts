@@ -1,0 +1,72 @@
+/**
+ * The ioredis client, loaded on first use (an optional peer dependency: only servers configured for Redis need it),
+ * and the little of its interface the Redis task store and bus use.
+ */
+import { createRequire } from "node:module";
+
+export interface RedisClient {
+  get(key: string): Promise<string | null>;
+  del(...keys: string[]): Promise<number>;
+  zrem(key: string, ...members: string[]): Promise<number>;
+  zscore(key: string, member: string): Promise<string | null>;
+  zrangebyscore(key: string, min: string | number, max: string | number, ...args: (string | number)[]): Promise<string[]>;
+  mget(...keys: string[]): Promise<(string | null)[]>;
+  publish(channel: string, message: string): Promise<number>;
+  psubscribe(...patterns: string[]): Promise<unknown>;
+  subscribe(...channels: string[]): Promise<unknown>;
+  eval(script: string, numKeys: number, ...args: (string | number)[]): Promise<unknown>;
+  evalsha(sha: string, numKeys: number, ...args: (string | number)[]): Promise<unknown>;
+  script(subcommand: "LOAD", script: string): Promise<unknown>;
+  on(event: "message", listener: (channel: string, message: string) => void): this;
+  on(event: "pmessage", listener: (pattern: string, channel: string, message: string) => void): this;
+  on(event: "error", listener: (err: Error) => void): this;
+  quit(): Promise<unknown>;
+  disconnect(): void;
+}
+
+type RedisConstructor = new (url: string, options?: Record<string, unknown>) => RedisClient;
+
+/** The ioredis constructor; throws with the install line when the package is missing. */
+export function loadRedis(what: string): RedisConstructor {
+  let mod: RedisConstructor & { default?: RedisConstructor };
+  try {
+    mod = createRequire(import.meta.url)("ioredis") as typeof mod;
+  } catch (err) {
+    throw new Error(`the Redis ${what} needs the ioredis package: npm install ioredis (${(err as Error).message})`, { cause: err });
+  }
+  return mod.default ?? mod;
+}
+
+/** Connect to `url`; a connection error is reported on stderr (ioredis reconnects by itself) instead of crashing. */
+export function connectRedis(Redis: RedisConstructor, url: string, label: string): RedisClient {
+  const client = new Redis(url, { enableAutoPipelining: true });
+  let last = "";
+  client.on("error", (err) => {
+    // Reconnection attempts repeat the same error: say it once per distinct message.
+    if (err.message === last) return;
+    last = err.message;
+    process.stderr.write(`mcp runtime: ${label}: ${err.message}\n`);
+  });
+  return client;
+}
+
+/** A Lua script run by its SHA1 (loaded once per connection, reloaded after a server's SCRIPT FLUSH or restart). */
+export class Script {
+  private sha?: Promise<string>;
+  constructor(private readonly source: string) {}
+
+  async run(client: RedisClient, keys: string[], args: (string | number)[]): Promise<unknown> {
+    this.sha ??= client.script("LOAD", this.source) as Promise<string>;
+    const sha = await this.sha.catch((err: unknown) => {
+      this.sha = undefined; // a connection error: load it again next time
+      throw err;
+    });
+    try {
+      return await client.evalsha(sha, keys.length, ...keys, ...args);
+    } catch (err) {
+      if (!String((err as Error).message).includes("NOSCRIPT")) throw err;
+      this.sha = undefined;
+      return client.eval(this.source, keys.length, ...keys, ...args);
+    }
+  }
+}
