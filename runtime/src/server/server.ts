@@ -148,7 +148,7 @@ export class McpServer {
   sharedSessions(): (SessionStore & EventLog) | undefined {
     if (!this.sessionsCache) {
       const url = this.options.sessions ? undefined : readEnv("MCP_REDIS_URL");
-      this.sessionsCache = { value: this.options.sessions ?? (url ? new RedisSessions(url) : undefined) };
+      this.sessionsCache = { value: this.options.sessions ?? (url ? new RedisSessions(url, { prefix: readEnv("MCP_REDIS_PREFIX") }) : undefined) };
     }
     return this.sessionsCache.value;
   }

@@ -78,7 +78,24 @@ export class Exchange implements Sink {
     }
     this.state = "finished";
     if (res.destroyed) return;
-    if (this.minting) this.t.register(this.minting, res);
+    if (this.minting) {
+      this.t.register(this.minting, res);
+      // Shared sessions: the client learns the id only once every process can find the session.
+      const stored = this.minting.stored;
+      if (stored) {
+        stored.then(
+          () => this.respond(message),
+          () => this.t.internalError(res, new Error("the session could not be stored")),
+        );
+        return;
+      }
+    }
+    this.respond(message);
+  }
+
+  private respond(message: JsonRpcMessage | JsonRpcMessage[]): void {
+    const res = this.res;
+    if (res.destroyed) return;
     const status = this.t.statusFor(message, this.revision);
     if (this.accept.json) {
       if (this.session && this.session.registered) res.setHeader("mcp-session-id", this.session.id);

@@ -37,7 +37,7 @@ export class LegacyStreamableHttp {
     // Shared sessions: stored before the client can learn the id, so that its next request may land on any process.
     if (this.t.shared) {
       this.t.shared.join(session);
-      this.t.shared.save(session);
+      session.stored = this.t.shared.save(session);
     }
   }
 

@@ -138,6 +138,8 @@ export class LegacyHttpSession implements Sink {
   lastSeen = Date.now();
   /** When the shared store was last told the session is in use. */
   touched = 0;
+  /** Shared sessions: resolves once the session is in the store (its initialize response waits for it). */
+  stored?: Promise<void>;
   active = 0;
   /** Resumable streams by number, oldest first. */
   private readonly streams = new Map<number, SessionStream>();
@@ -161,7 +163,7 @@ export class LegacyHttpSession implements Sink {
             // Server→client request ids unique among the processes serving the session; a client's answer that lands on
             // another process comes back over the bus, and one for another process goes there.
             requestIdPrefix: `${shared.origin}-`,
-            onSessionChange: () => shared.save(this),
+            onSessionChange: () => void shared.save(this),
             onForeignResponse: (response) => shared.publish(id, { t: "response", message: response }),
           }
         : { ...LEGACY, id },

@@ -76,13 +76,14 @@ export class SharedSessions {
     };
   }
 
-  /** A session was opened or changed here: store it, and tell the processes that hold a copy. */
-  save(s: LegacyHttpSession): void {
-    if (!s.registered) return;
-    const record = this.record(s);
-    if (!record) return;
-    void this.store.put(record, this.idleMs).catch(warn(`storing session ${s.id}`));
+  /** A session was opened or changed here: store it, and tell the processes that hold a copy. Resolves once stored. */
+  save(s: LegacyHttpSession): Promise<void> {
+    const record = s.registered ? this.record(s) : undefined;
+    if (!record) return Promise.resolve();
+    const stored = this.store.put(record, this.idleMs);
+    stored.catch(warn(`storing session ${s.id}`));
     this.publish(s.id, { t: "state", record });
+    return stored;
   }
 
   /** The session was used here: keep it alive in the store (at most every quarter of the idle time). */
@@ -115,7 +116,9 @@ export class SharedSessions {
    * expired, or another principal's; the caller answers 404).
    */
   async restore(id: string): Promise<LegacyHttpSession | undefined> {
+    if (this.endedIds.has(id)) return undefined;
     const record = await this.store.get(id);
+    if (this.endedIds.has(id)) return undefined;
     const existing = this.t.legacy.sessions.get(id);
     if (existing) return existing;
     if (!record) return undefined;
@@ -129,10 +132,24 @@ export class SharedSessions {
     return s;
   }
 
-  /** DELETE here: the session ends everywhere, and the store forgets it and its events. */
+  /** DELETE here: the store forgets the session and its events, then every process ends its copy. */
   terminateEverywhere(s: LegacyHttpSession): void {
-    this.publish(s.id, { t: "terminate" });
-    void this.store.delete(s.id).catch(warn(`deleting session ${s.id}`));
+    this.ended(s.id);
+    // Deleted before the others hear it, so that none restores it from the store in between.
+    this.store.delete(s.id).then(
+      () => this.publish(s.id, { t: "terminate" }),
+      (err) => {
+        warn(`deleting session ${s.id}`)(err);
+        this.publish(s.id, { t: "terminate" });
+      },
+    );
+  }
+
+  /** Ids of sessions that ended here lately: never restored again (a stale read of the store cannot revive them). */
+  private readonly endedIds = new Set<string>();
+  private ended(id: string): void {
+    this.endedIds.add(id);
+    if (this.endedIds.size > 10_000) this.endedIds.delete(this.endedIds.values().next().value!);
   }
 
   /** Keep an event of a resumable stream for other processes, then tell live followers (after it is kept, so a resumption that reads the log first misses nothing). */
@@ -221,6 +238,7 @@ export class SharedSessions {
         return;
       }
       case "terminate":
+        this.ended(s.id);
         this.t.legacy.sessions.delete(s.id);
         s.terminate(false);
         return;

@@ -1,0 +1,109 @@
+/**
+ * Legacy Streamable HTTP sessions served by any process (no sticky routing): two real fixture processes sharing the
+ * real Redis of this machine (MCP_REDIS_URL: session store, event log and bus). Every request of a session alternates
+ * between them, as a round-robin proxy would send it. spec/2025-11-25/basic/transports.mdx#session-management,
+ * spec/2025-11-25/basic/transports.mdx#resumability-and-redelivery
+ */
+import { afterAll, describe, expect, it } from "vitest";
+import { REDIS_URL, hasRedis } from "../services.js";
+import { type Fixture, initializeBody, jsonPost, raw, sessionHeaders, startFixture } from "./http-helpers.js";
+
+const LEGACY = "2025-11-25";
+const call = (id: number, name: string, args: Record<string, unknown> = {}) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args } });
+
+describe("legacy sessions across processes (Redis)", async () => {
+  const available = await hasRedis();
+  const prefix = `mcp-test-${process.pid}-${Date.now()}:`;
+  const fixtures: Fixture[] = [];
+  afterAll(async () => {
+    await Promise.all(fixtures.map((f) => f.stop()));
+  });
+  let a: Fixture;
+  let b: Fixture;
+  const both = async () => {
+    if (!a) {
+      const env = { MCP_REDIS_URL: REDIS_URL, MCP_REDIS_PREFIX: prefix };
+      [a, b] = await Promise.all([startFixture(env), startFixture(env)]);
+      fixtures.push(a, b);
+    }
+    return { a: a.url, b: b.url };
+  };
+  /** initialize on A, notifications/initialized on B: the session exists everywhere from the start. */
+  const open = async (capabilities: Record<string, unknown> = {}) => {
+    const { a: ua, b: ub } = await both();
+    const init = await raw(ua, { headers: jsonPost(), body: initializeBody(LEGACY, 1, "shared-test", capabilities) });
+    expect(init.status).toBe(200);
+    const sid = String(init.headers["mcp-session-id"]);
+    const ack = await raw(ub, { headers: jsonPost(sessionHeaders(sid, LEGACY)), body: { jsonrpc: "2.0", method: "notifications/initialized" } });
+    expect(ack.status).toBe(202);
+    return { sid, ua, ub, h: jsonPost(sessionHeaders(sid, LEGACY)) };
+  };
+
+  it.runIf(available)("a session opened on A is answered on B, from the session store", async () => {
+    const { ub, h } = await open();
+    const r = await raw(ub, { headers: h, body: call(2, "echo", { text: "on B" }) });
+    expect(r.status).toBe(200);
+    expect(r.messages[0]).toMatchObject({ id: 2, result: { content: [{ type: "text", text: "on B" }] } });
+    // An id no process knows is still 404.
+    const unknown = await raw(ub, { headers: jsonPost(sessionHeaders("no-such-session-000000000000000", LEGACY)), body: call(3, "echo", { text: "x" }) });
+    expect(unknown.status).toBe(404);
+  });
+
+  it.runIf(available)("an elicitation sent on A's stream is answered by a POST that lands on B; a GET with Last-Event-ID on B replays and carries A's stream to its response", async () => {
+    const { ua, ub, h } = await open({ elicitation: {} });
+    // The POST on A: its SSE stream carries the elicitation request; the client's connection then drops.
+    const first = await raw(ua, { headers: h, body: call(5, "ask"), until: (events) => events.some((e) => e.data.includes("elicitation/create")) });
+    const asked = first.messages.find((m) => m.method === "elicitation/create");
+    expect(asked.params.message).toBe("Your name?");
+    const lastId = first.events.filter((e) => e.id).at(-1)!.id!;
+    // The answer lands on B, and resumes the handler waiting on A.
+    const answer = await raw(ub, { headers: h, body: { jsonrpc: "2.0", id: asked.id, result: { action: "accept", content: { name: "Ann" } } } });
+    expect(answer.status).toBe(202);
+    // The rest of A's stream, resumed on B: what A wrote after lastId, up to the tool's response.
+    const resumed = await raw(ub, {
+      method: "GET",
+      headers: { accept: "text/event-stream", ...sessionHeaders(h["mcp-session-id"], LEGACY), "last-event-id": lastId },
+      until: (events) => events.some((e) => e.data.includes('"id":5')),
+    });
+    expect(resumed.status).toBe(200);
+    const response = resumed.messages.find((m) => m.id === 5);
+    expect(response.result.content[0].text).toBe("answer: Ann (accept)");
+    // Every event id is of the stream that was resumed.
+    const stream = lastId.split("-")[0];
+    expect(resumed.events.filter((e) => e.id).every((e) => e.id!.startsWith(`${stream}-`))).toBe(true);
+  });
+
+  it.runIf(available)("state follows the session: a log level set on A holds on B; a change announced on A reaches the GET stream open on B", async () => {
+    const { ua, ub, h } = await open();
+    const before = await raw(ub, { headers: h, body: call(6, "notify") });
+    expect(before.messages.some((m) => m.method === "notifications/message")).toBe(true);
+    expect((await raw(ua, { headers: h, body: { jsonrpc: "2.0", id: 7, method: "logging/setLevel", params: { level: "error" } } })).status).toBe(200);
+    let after = await raw(ub, { headers: h, body: call(8, "notify") });
+    for (let i = 0; i < 20 && after.messages.some((m) => m.method === "notifications/message"); i++) after = await raw(ub, { headers: h, body: call(8, "notify") });
+    expect(after.messages.some((m) => m.method === "notifications/message")).toBe(false);
+    // The GET stream is on B; the tool list changes on A.
+    const listening = raw(ub, {
+      method: "GET",
+      headers: { accept: "text/event-stream", ...sessionHeaders(h["mcp-session-id"], LEGACY) },
+      until: (events) => events.some((e) => e.data.includes("list_changed")),
+      timeoutMs: 5000,
+    });
+    await new Promise((r) => setTimeout(r, 300));
+    await raw(ua, { headers: h, body: call(9, "touch") });
+    const got = await listening;
+    expect(got.messages.filter((m) => m.method === "notifications/tools/list_changed")).toHaveLength(1);
+  });
+
+  it.runIf(available)("DELETE on B ends the session everywhere: A answers 404 afterwards", async () => {
+    const { ua, ub, h } = await open();
+    expect((await raw(ua, { headers: h, body: call(10, "echo", { text: "alive" }) })).status).toBe(200);
+    const del = await raw(ub, { method: "DELETE", headers: sessionHeaders(h["mcp-session-id"], LEGACY) });
+    expect(del.status).toBe(200);
+    let after = await raw(ua, { headers: h, body: call(11, "echo", { text: "gone?" }) });
+    for (let i = 0; i < 20 && after.status !== 404; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      after = await raw(ua, { headers: h, body: call(11, "echo", { text: "gone?" }) });
+    }
+    expect(after.status).toBe(404);
+  });
+});
