@@ -36,7 +36,8 @@ describe("legacy sessions across processes (Redis)", async () => {
     const sid = String(init.headers["mcp-session-id"]);
     const ack = await raw(ub, { headers: jsonPost(sessionHeaders(sid, LEGACY)), body: { jsonrpc: "2.0", method: "notifications/initialized" } });
     expect(ack.status).toBe(202);
-    return { sid, ua, ub, h: jsonPost(sessionHeaders(sid, LEGACY)) };
+    const h: Record<string, string> = jsonPost(sessionHeaders(sid, LEGACY));
+    return { sid, ua, ub, h };
   };
 
   it.runIf(available)("a session opened on A is answered on B, from the session store", async () => {
@@ -50,7 +51,7 @@ describe("legacy sessions across processes (Redis)", async () => {
   });
 
   it.runIf(available)("an elicitation sent on A's stream is answered by a POST that lands on B; a GET with Last-Event-ID on B replays and carries A's stream to its response", async () => {
-    const { ua, ub, h } = await open({ elicitation: {} });
+    const { sid, ua, ub, h } = await open({ elicitation: {} });
     // The POST on A: its SSE stream carries the elicitation request; the client's connection then drops.
     const first = await raw(ua, { headers: h, body: call(5, "ask"), until: (events) => events.some((e) => e.data.includes("elicitation/create")) });
     const asked = first.messages.find((m) => m.method === "elicitation/create");
@@ -62,7 +63,7 @@ describe("legacy sessions across processes (Redis)", async () => {
     // The rest of A's stream, resumed on B: what A wrote after lastId, up to the tool's response.
     const resumed = await raw(ub, {
       method: "GET",
-      headers: { accept: "text/event-stream", ...sessionHeaders(h["mcp-session-id"], LEGACY), "last-event-id": lastId },
+      headers: { accept: "text/event-stream", ...sessionHeaders(sid, LEGACY), "last-event-id": lastId },
       until: (events) => events.some((e) => e.data.includes('"id":5')),
     });
     expect(resumed.status).toBe(200);
@@ -74,7 +75,7 @@ describe("legacy sessions across processes (Redis)", async () => {
   });
 
   it.runIf(available)("state follows the session: a log level set on A holds on B; a change announced on A reaches the GET stream open on B", async () => {
-    const { ua, ub, h } = await open();
+    const { sid, ua, ub, h } = await open();
     const before = await raw(ub, { headers: h, body: call(6, "notify") });
     expect(before.messages.some((m) => m.method === "notifications/message")).toBe(true);
     expect((await raw(ua, { headers: h, body: { jsonrpc: "2.0", id: 7, method: "logging/setLevel", params: { level: "error" } } })).status).toBe(200);
@@ -84,7 +85,7 @@ describe("legacy sessions across processes (Redis)", async () => {
     // The GET stream is on B; the tool list changes on A.
     const listening = raw(ub, {
       method: "GET",
-      headers: { accept: "text/event-stream", ...sessionHeaders(h["mcp-session-id"], LEGACY) },
+      headers: { accept: "text/event-stream", ...sessionHeaders(sid, LEGACY) },
       until: (events) => events.some((e) => e.data.includes("list_changed")),
       timeoutMs: 5000,
     });
@@ -95,9 +96,9 @@ describe("legacy sessions across processes (Redis)", async () => {
   });
 
   it.runIf(available)("DELETE on B ends the session everywhere: A answers 404 afterwards", async () => {
-    const { ua, ub, h } = await open();
+    const { sid, ua, ub, h } = await open();
     expect((await raw(ua, { headers: h, body: call(10, "echo", { text: "alive" }) })).status).toBe(200);
-    const del = await raw(ub, { method: "DELETE", headers: sessionHeaders(h["mcp-session-id"], LEGACY) });
+    const del = await raw(ub, { method: "DELETE", headers: sessionHeaders(sid, LEGACY) });
     expect(del.status).toBe(200);
     let after = await raw(ua, { headers: h, body: call(11, "echo", { text: "gone?" }) });
     for (let i = 0; i < 20 && after.status !== 404; i++) {

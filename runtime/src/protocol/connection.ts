@@ -18,6 +18,7 @@ import { dispatcherFor, type Dispatcher } from "./dispatch.js";
 import { randomId } from "./mrtr.js";
 import { changeNotification, handshake, markInitialized, restoredSession, type LegacyPeer, type LegacySession } from "./legacy-session.js";
 import type { InFlight, Principal, RequestScope, Sink } from "./request.js";
+import type { SessionState } from "../state/sessions.js";
 
 export { META_PROTOCOL_VERSION, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_SUBSCRIPTION_ID } from "../wire/meta.js";
 export type { Sink } from "./request.js";
@@ -97,14 +98,7 @@ export class Connection implements LegacyPeer {
   }
 
   /** Resume a session another process opened, from its stored state (shared sessions). */
-  restoreSession(state: {
-    revision: Revision;
-    clientCapabilities: Record<string, unknown>;
-    clientInfo?: Record<string, unknown>;
-    initialized: boolean;
-    logLevel?: string;
-    subscriptions: string[];
-  }): void {
+  restoreSession(state: SessionState): void {
     this.session = restoredSession(state);
   }
 

@@ -10,6 +10,7 @@ import type { McpServer, ServerEvent } from "../server/server.js";
 import { errorResponse } from "../wire/errors.js";
 import type { JsonRpcMessage, JsonRpcRequest, JsonRpcResponse, RequestId } from "../wire/jsonrpc.js";
 import type { InFlight, RequestScope, Sink } from "./request.js";
+import type { SessionState } from "../state/sessions.js";
 
 /** Legacy per-session state. */
 export interface LegacySession {
@@ -90,19 +91,12 @@ export async function handshake(server: McpServer, current: LegacySession | unde
 }
 
 /** A session restored from its stored state (shared sessions): the same fields, with nothing held. */
-export function restoredSession(state: {
-  revision: Revision;
-  clientCapabilities: Record<string, unknown>;
-  clientInfo?: Record<string, unknown>;
-  initialized: boolean;
-  logLevel?: string;
-  subscriptions: string[];
-}): LegacySession {
+export function restoredSession(state: SessionState): LegacySession {
   let markReady!: () => void;
   const ready = new Promise<void>((r) => (markReady = r));
   if (state.initialized) markReady();
   return {
-    revision: state.revision,
+    revision: state.revision as Revision,
     clientCapabilities: state.clientCapabilities,
     clientInfo: state.clientInfo,
     initialized: state.initialized,

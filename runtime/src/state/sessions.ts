@@ -22,6 +22,9 @@ export interface SessionRecord {
   principal?: { subject: string; clientId?: string };
 }
 
+/** What a process needs to go on serving a session another one opened (the record, less what the transport keeps). */
+export type SessionState = Omit<SessionRecord, "id" | "principal">;
+
 export interface SessionStore {
   readonly shared: boolean;
   get(id: string): Promise<SessionRecord | undefined>;

@@ -124,7 +124,7 @@ export class SharedSessions {
     if (!record) return undefined;
     const s = new LegacyHttpSession(this.t, id);
     if (record.principal) s.principal = { subject: record.principal.subject, clientId: record.principal.clientId, scopes: [], claims: {} } as Principal;
-    s.connection.restoreSession(record as never);
+    s.connection.restoreSession(record);
     s.registered = true;
     s.touched = Date.now();
     this.t.legacy.sessions.set(id, s);
@@ -209,7 +209,7 @@ export class SharedSessions {
     switch (m.t) {
       case "state": {
         const l = s.connection.session;
-        if (!l) return s.connection.restoreSession(m.record as never);
+        if (!l) return s.connection.restoreSession(m.record);
         if (m.record.initialized && !l.initialized) {
           l.initialized = true;
           l.markReady();
