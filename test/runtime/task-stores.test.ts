@@ -202,6 +202,30 @@ describe("RedisTaskStore: keys", async () => {
     }
   });
 
+  it.runIf(available)("the sweep alone fails a task whose lease lapsed (as stored, and announced), and forgets it as running", async () => {
+    const prefix = `mcp-test-sweep-${process.pid}-${Date.now()}:`;
+    const store = new RedisTaskStore(REDIS_URL, { prefix });
+    const redis = new Redis(REDIS_URL);
+    try {
+      const t = task(owner(), { lease: { holder: "gone", until: Date.now() + 50 } });
+      await store.create(t);
+      const seen: string[] = [];
+      store.watch((x) => seen.push(x.status));
+      await sleep(100);
+      await store.sweep(Date.now());
+      const stored = JSON.parse((await redis.get(`${prefix}task:${t.taskId}`))!);
+      expect(stored).toMatchObject({ status: "failed", error: { code: -32603 } });
+      expect(await redis.zcard(`${prefix}running`)).toBe(0);
+      for (let i = 0; i < 50 && !seen.includes("failed"); i++) await sleep(20);
+      expect(seen.at(-1)).toBe("failed"); // (the creation's announcement may come first)
+    } finally {
+      const keys = await redis.keys(`${prefix}*`);
+      if (keys.length) await redis.del(...keys);
+      redis.disconnect();
+      await store.close();
+    }
+  });
+
   it.runIf(available)("a task without TTL keeps its owner index; a cursor past the creation counter is refused", async () => {
     const store = new RedisTaskStore(REDIS_URL, { prefix: REDIS_PREFIX });
     try {
