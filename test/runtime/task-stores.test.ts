@@ -13,6 +13,19 @@ import { POSTGRES_URL, REDIS_URL, hasPostgres, hasRedis } from "../services.js";
 
 const dir = mkdtempSync(join(tmpdir(), "mcp-task-stores-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterAll(() => deleteRedisKeys(REDIS_PREFIX));
+
+/** Leave nothing of this run in the shared Redis (the counter and the tasks without TTL would stay). */
+async function deleteRedisKeys(prefix: string): Promise<void> {
+  if (!(await hasRedis())) return;
+  const redis = new Redis(REDIS_URL);
+  try {
+    const keys = await redis.keys(`${prefix}*`);
+    if (keys.length) await redis.del(...keys);
+  } finally {
+    redis.disconnect();
+  }
+}
 const REDIS_PREFIX = `mcp-test-${process.pid}-${Date.now()}:`;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
