@@ -4,6 +4,7 @@
  * processes: a change made through one is seen, and announced, through the other.
  */
 import { mkdtempSync, rmSync } from "node:fs";
+import { type AddressInfo, createServer as createNetServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Redis } from "ioredis";
@@ -235,6 +236,22 @@ describe("RedisTaskStore: keys", async () => {
       const keys = await redis.keys(`${prefix}*`);
       if (keys.length) await redis.del(...keys);
       redis.disconnect();
+      await store.close();
+    }
+  });
+
+  it("with Redis unreachable an operation fails (it does not hang its request)", async () => {
+    const port = await new Promise<number>((resolve) => {
+      const server = createNetServer().listen(0, "127.0.0.1", () => {
+        const { port } = server.address() as AddressInfo;
+        server.close(() => resolve(port));
+      });
+    });
+    const store = new RedisTaskStore(`redis://127.0.0.1:${port}`, { prefix: "unreachable:" });
+    try {
+      await expect(store.get("any")).rejects.toThrow();
+      await expect(store.create(task(owner()))).rejects.toThrow();
+    } finally {
       await store.close();
     }
   });
