@@ -4,6 +4,7 @@
  * processes: a change made through one is seen, and announced, through the other.
  */
 import { mkdtempSync, rmSync } from "node:fs";
+import { type AddressInfo, createServer as createNetServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Redis } from "ioredis";
@@ -13,6 +14,19 @@ import { POSTGRES_URL, REDIS_URL, hasPostgres, hasRedis } from "../services.js";
 
 const dir = mkdtempSync(join(tmpdir(), "mcp-task-stores-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterAll(() => deleteRedisKeys(REDIS_PREFIX));
+
+/** Leave nothing of this run in the shared Redis (the counter and the tasks without TTL would stay). */
+async function deleteRedisKeys(prefix: string): Promise<void> {
+  if (!(await hasRedis())) return;
+  const redis = new Redis(REDIS_URL);
+  try {
+    const keys = await redis.keys(`${prefix}*`);
+    if (keys.length) await redis.del(...keys);
+  } finally {
+    redis.disconnect();
+  }
+}
 const REDIS_PREFIX = `mcp-test-${process.pid}-${Date.now()}:`;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -198,6 +212,46 @@ describe("RedisTaskStore: keys", async () => {
     } finally {
       await redis.del(`${prefix}seq`);
       redis.disconnect();
+      await store.close();
+    }
+  });
+
+  it.runIf(available)("the sweep alone fails a task whose lease lapsed (as stored, and announced), and forgets it as running", async () => {
+    const prefix = `mcp-test-sweep-${process.pid}-${Date.now()}:`;
+    const store = new RedisTaskStore(REDIS_URL, { prefix });
+    const redis = new Redis(REDIS_URL);
+    try {
+      const t = task(owner(), { lease: { holder: "gone", until: Date.now() + 50 } });
+      await store.create(t);
+      const seen: string[] = [];
+      store.watch((x) => seen.push(x.status));
+      await sleep(100);
+      await store.sweep(Date.now());
+      const stored = JSON.parse((await redis.get(`${prefix}task:${t.taskId}`))!);
+      expect(stored).toMatchObject({ status: "failed", error: { code: -32603 } });
+      expect(await redis.zcard(`${prefix}running`)).toBe(0);
+      for (let i = 0; i < 50 && !seen.includes("failed"); i++) await sleep(20);
+      expect(seen.at(-1)).toBe("failed"); // (the creation's announcement may come first)
+    } finally {
+      const keys = await redis.keys(`${prefix}*`);
+      if (keys.length) await redis.del(...keys);
+      redis.disconnect();
+      await store.close();
+    }
+  });
+
+  it("with Redis unreachable an operation fails (it does not hang its request)", async () => {
+    const port = await new Promise<number>((resolve) => {
+      const server = createNetServer().listen(0, "127.0.0.1", () => {
+        const { port } = server.address() as AddressInfo;
+        server.close(() => resolve(port));
+      });
+    });
+    const store = new RedisTaskStore(`redis://127.0.0.1:${port}`, { prefix: "unreachable:" });
+    try {
+      await expect(store.get("any")).rejects.toThrow();
+      await expect(store.create(task(owner()))).rejects.toThrow();
+    } finally {
       await store.close();
     }
   });

@@ -4,6 +4,7 @@
  * created on process A is polled, answered and cancelled on process B, B's subscriptions/listen hears A's task, and a
  * task whose process died reads failed once its lease lapses. Two fixture processes over HTTP, 2026-07-28 clients.
  */
+import { Redis } from "ioredis";
 import { afterAll, describe, expect, it } from "vitest";
 import { ClientError, McpClient, StreamableHttpClientTransport } from "../../runtime/dist/index.js";
 import { join } from "node:path";
@@ -16,10 +17,19 @@ const EXT = "io.modelcontextprotocol/tasks";
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const terminal = (t: Record<string, any>) => ["completed", "failed", "cancelled"].includes(t.status);
 
+const REDIS_PREFIX = `mcp-test-shared-${process.pid}-${Date.now()}:`;
+afterAll(async () => {
+  if (!(await hasRedis())) return;
+  const redis = new Redis(REDIS_URL);
+  const keys = await redis.keys(`${REDIS_PREFIX}*`);
+  if (keys.length) await redis.del(...keys);
+  redis.disconnect();
+});
+
 const STORES: { name: string; env: Record<string, string>; available: () => Promise<boolean> }[] = [
   { name: "PostgreSQL", env: { MCP_TASK_STORE: "postgres", MCP_DATABASE_URL: POSTGRES_URL }, available: hasPostgres },
   // Keys of their own per run.
-  { name: "Redis", env: { MCP_TASK_STORE: "redis", MCP_REDIS_URL: REDIS_URL, MCP_REDIS_PREFIX: `mcp-test-shared-${process.pid}-${Date.now()}:` }, available: hasRedis },
+  { name: "Redis", env: { MCP_TASK_STORE: "redis", MCP_REDIS_URL: REDIS_URL, MCP_REDIS_PREFIX: REDIS_PREFIX }, available: hasRedis },
 ];
 
 describe.each(STORES)("tasks across processes ($name store)", async ({ env, available: has }) => {

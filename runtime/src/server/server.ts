@@ -14,6 +14,7 @@ import { type BusMessage, LocalBus, type MessageBus } from "../state/bus.js";
 import type { EventLog, SessionStore } from "../state/sessions.js";
 import { RedisSessions } from "../state/sessions-redis.js";
 import { RedisBus } from "../state/bus-redis.js";
+import { loadRedis } from "../state/redis.js";
 import { SqliteTaskStore } from "../state/task-store-sqlite.js";
 import { PostgresTaskStore } from "../state/task-store-postgres.js";
 import { RedisTaskStore } from "../state/task-store-redis.js";
@@ -93,6 +94,8 @@ export class McpServer {
     this.options = { pageSize: 100, logging: true, defaultLogLevel: "info", clientRequestTimeoutMs: 60_000, requestStateTtlMs: 600_000, ...given };
     if (!Number.isSafeInteger(this.options.pageSize) || this.options.pageSize < 1) throw new TypeError(`createServer: pageSize must be a positive integer`);
     this.validateResults = options.validateResults ?? readEnv("MCP_RUNTIME_VALIDATE_RESULTS") === "1";
+    // The bus MCP_REDIS_URL asks for is made on first use; a missing ioredis is said now, not at the first connection.
+    if (!options.bus && readEnv("MCP_REDIS_URL")) loadRedis("message bus (MCP_REDIS_URL is set)");
     const t = options.tasks ?? {};
     this.taskOptions = {
       defaultTtlMs: 3_600_000,

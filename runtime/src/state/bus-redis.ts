@@ -11,7 +11,7 @@
  */
 import { randomBytes } from "node:crypto";
 import type { BusMessage, MessageBus } from "./bus.js";
-import { type RedisClient, connectRedis, loadRedis } from "./redis.js";
+import { type RedisClient, connectRedis, loadRedis, subscribeRetrying } from "./redis.js";
 
 export interface RedisBusOptions {
   /** Prefix of the Redis channels (`<prefix>bus:<channel>`), so several servers can share one Redis. Default `mcp:`. */
@@ -22,7 +22,7 @@ export class RedisBus implements MessageBus {
   readonly shared = true;
   /** This process on the bus: messages it sent come back with it and are dropped. */
   readonly origin = randomBytes(12).toString("base64url");
-  /** Resolves once the subscription is in place (messages published elsewhere before it are not received). */
+  /** Resolves once the subscription is in place (messages published elsewhere before it are not received), or its first attempt failed (retried every second). */
   readonly ready: Promise<void>;
   private readonly publisher: RedisClient;
   private readonly subscriber: RedisClient;
@@ -50,20 +50,11 @@ export class RedisBus implements MessageBus {
       if (envelope.o === this.origin || typeof envelope.m !== "object" || envelope.m === null) return;
       this.deliver(channel.slice(this.base.length), envelope.m as BusMessage, true);
     });
-    this.ready = this.listenToRedis();
-  }
-
-  private async listenToRedis(): Promise<void> {
-    for (;;) {
-      try {
-        await this.subscriber.psubscribe(`${this.base}*`);
-        return;
-      } catch (err) {
-        if (this.closed) return;
-        process.stderr.write(`mcp runtime: redis bus: subscribing: ${(err as Error).message}; retrying\n`);
-        await new Promise((r) => setTimeout(r, 1000).unref?.());
-      }
-    }
+    this.ready = subscribeRetrying(
+      () => this.subscriber.psubscribe(`${this.base}*`),
+      "redis bus",
+      () => this.closed,
+    );
   }
 
   /** Deliver here now (synchronously), and to every other process once Redis carries it. `message` must be JSON-serializable. */

@@ -39,7 +39,8 @@ export function loadRedis(what: string): RedisConstructor {
 
 /** Connect to `url`; a connection error is reported on stderr (ioredis reconnects by itself) instead of crashing. */
 export function connectRedis(Redis: RedisConstructor, url: string, label: string): RedisClient {
-  const client = new Redis(url, { enableAutoPipelining: true });
+  // A command fails after two reconnection attempts (well under a second) instead of holding its request for ioredis's default ~20.
+  const client = new Redis(url, { enableAutoPipelining: true, maxRetriesPerRequest: 2 });
   let last = "";
   client.on("error", (err) => {
     // Reconnection attempts repeat the same error: say it once per distinct message.
@@ -48,6 +49,24 @@ export function connectRedis(Redis: RedisConstructor, url: string, label: string
     process.stderr.write(`mcp runtime: ${label}: ${err.message}\n`);
   });
   return client;
+}
+
+/**
+ * Subscribe (`attempt`), retrying every second while it fails, until `closed()`; ioredis subscribes again by itself
+ * after a reconnection, this covers a first attempt that failed. Resolves after the first attempt, whatever its
+ * outcome, so that callers waiting for the subscription do not hang while Redis is down (their commands fail instead).
+ */
+export function subscribeRetrying(attempt: () => Promise<unknown>, label: string, closed: () => boolean): Promise<void> {
+  const once = (): Promise<void> =>
+    attempt().then(
+      () => {},
+      (err: Error) => {
+        if (closed()) return;
+        process.stderr.write(`mcp runtime: ${label}: subscribing: ${err.message}; retrying\n`);
+        setTimeout(() => void once(), 1000).unref?.();
+      },
+    );
+  return once();
 }
 
 /** A Lua script run by its SHA1 (loaded once per connection, reloaded after a server's SCRIPT FLUSH or restart). */

@@ -19,7 +19,7 @@
  * Install it beside the runtime: `npm install ioredis`.
  */
 import { type TaskChange, type TaskPage, type TaskRecord, type TaskStore, applyAnswers, applyChange, expired, isLeaseOnly, isTerminal, lapsed, lostTask } from "./task-store.js";
-import { type RedisClient, Script, connectRedis, loadRedis } from "./redis.js";
+import { type RedisClient, Script, connectRedis, loadRedis, subscribeRetrying } from "./redis.js";
 
 /** Extend the owner index's expiry to cover a task expiring in `px` ms (none: the index never expires). */
 const EXTEND = `
@@ -80,6 +80,7 @@ export class RedisTaskStore implements TaskStore {
   private readonly subscriber: RedisClient;
   private readonly channel: string;
   private readonly listeners = new Set<(t: TaskRecord) => void>();
+  /** The first subscription attempt (commands wait for it, so that a change made right after is seen by `watch`). */
   private readonly ready: Promise<void>;
   private closed = false;
 
@@ -103,21 +104,11 @@ export class RedisTaskStore implements TaskStore {
       }
       for (const l of this.listeners) l(t);
     });
-    this.ready = this.subscribe();
-  }
-
-  /** Subscribe to the announcements (ioredis subscribes again after a reconnection; this covers a first failure). */
-  private async subscribe(): Promise<void> {
-    for (;;) {
-      try {
-        await this.subscriber.subscribe(this.channel);
-        return;
-      } catch (err) {
-        if (this.closed) return;
-        process.stderr.write(`mcp runtime: redis task store: subscribing: ${(err as Error).message}; retrying\n`);
-        await new Promise((r) => setTimeout(r, 1000).unref?.());
-      }
-    }
+    this.ready = subscribeRetrying(
+      () => this.subscriber.subscribe(this.channel),
+      "redis task store",
+      () => this.closed,
+    );
   }
 
   private key = (taskId: string) => `${this.prefix}task:${taskId}`;
