@@ -177,7 +177,7 @@ export interface Nginx {
 }
 
 /** The nginx configuration of nginx.conf.template for these process ports. */
-export function nginxConfig(dir: string, listen: string, ports: number[], workers = 1): string {
+export function nginxConfig(dir: string, listen: string, ports: number[], workers: number | "auto" = 1): string {
   const servers = ports.map((p) => `        server 127.0.0.1:${p} max_fails=1 fail_timeout=5s;`).join("\n");
   return readFileSync(TEMPLATE, "utf8").replaceAll("{{dir}}", dir).replaceAll("{{listen}}", listen).replaceAll("{{servers}}", servers).replaceAll("{{workers}}", String(workers));
 }
@@ -187,7 +187,7 @@ export function nginxConfig(dir: string, listen: string, ports: number[], worker
  * folder of its own, listening on 127.0.0.1 at a free port; resolves once it accepts connections. stop() is nginx's
  * fast shutdown (SIGTERM), awaited.
  */
-export async function startNginx(ports: number[], options: { workers?: number } = {}): Promise<Nginx> {
+export async function startNginx(ports: number[], options: { workers?: number | "auto" } = {}): Promise<Nginx> {
   for (let attempt = 0; ; attempt++) {
     const dir = tempDir("nginx");
     // Run as root, nginx's workers are `nobody`: they need to reach their temp folders here.
@@ -244,7 +244,7 @@ export interface Rig {
 }
 
 /** N processes of `project` with `env`, and nginx in front of them. */
-export async function startRig(project: string, n: number, env: Record<string, string>, options: { workers?: number } = {}): Promise<Rig> {
+export async function startRig(project: string, n: number, env: Record<string, string>, options: { workers?: number | "auto" } = {}): Promise<Rig> {
   const processes = await Promise.all(Array.from({ length: n }, (_, i) => startProcess(project, i, env)));
   const nginx = await startNginx(
     processes.map((p) => p.port),

@@ -8,11 +8,14 @@
  * unless MCP_REQUIRE_SHARED_STORES=1.
  */
 import { Client as Client2, StreamableHTTPClientTransport as Http2 } from "@modelcontextprotocol/client";
+import { readFileSync } from "node:fs";
 import { request as httpRequest } from "node:http";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ClientError, McpClient, StreamableHttpClientTransport } from "../../runtime/dist/index.js";
+import { ROOT } from "../helpers.js";
 import { POSTGRES_URL, REDIS_URL, hasNginx, hasPostgres, hasRedis } from "../services.js";
-import { type McpProcess, type Rig, scaffoldRigProject, sharedEnv, startProcess, startRig } from "./rig.js";
+import { type McpProcess, type Rig, TEMPLATE, scaffoldRigProject, sharedEnv, startProcess, startRig } from "./rig.js";
 
 const MODERN = "2026-07-28";
 const TASKS = "io.modelcontextprotocol/tasks";
@@ -39,6 +42,12 @@ async function until<T>(what: string, probe: () => Promise<T> | T, condition: (v
 /** Requests each process logged (one JSON line per HTTP request at MCP_LOG_LEVEL=info), by MCP method if given. */
 const served = (rig: Rig, mcpMethod?: string) => rig.processes.map((p) => p.requests().filter((r) => !mcpMethod || r.mcpMethod === mcpMethod).length);
 const diff = (after: number[], before: number[]) => after.map((n, i) => n - before[i]);
+
+it("docs/deploy.md quotes the nginx configuration the rig runs, verbatim", () => {
+  const doc = readFileSync(join(ROOT, "docs", "deploy.md"), "utf8");
+  const quoted = /<!-- nginx\.conf\.template -->\n```nginx\n([\s\S]*?)```\n/.exec(doc);
+  expect(quoted?.[1]).toBe(readFileSync(TEMPLATE, "utf8"));
+});
 
 describe("scale-out: 3 processes of a generated server behind nginx", async () => {
   const available = (await hasNginx()) && (await hasPostgres()) && (await hasRedis());
