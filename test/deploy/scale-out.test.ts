@@ -150,6 +150,51 @@ describe("scale-out: 3 processes of a generated server behind nginx", async () =
     expect([health.status, await health.text()]).toEqual([200, '{"status":"ok"}']);
   });
 
+  it.runIf(available)("SSE through nginx: a subscriptions/listen stream gets its acknowledgment and a change while it stays open", async () => {
+    const meta = { "io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextprotocol/clientCapabilities": {} };
+    const post = (id: number, method: string, params: Record<string, unknown>, signal?: AbortSignal) =>
+      fetch(rig.nginx.url, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          "mcp-protocol-version": MODERN,
+          "mcp-method": method,
+          ...(params.name ? { "mcp-name": String(params.name) } : {}),
+        },
+        body: JSON.stringify({ jsonrpc: "2.0", id, method, params: { ...params, _meta: meta } }),
+        signal,
+      });
+    const controller = new AbortController();
+    const listen = await post(1, "subscriptions/listen", { notifications: { toolsListChanged: true } }, controller.signal);
+    expect(listen.headers.get("content-type")).toMatch(/^text\/event-stream/);
+    const reader = listen.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let text = "";
+    const methods = () => [...text.matchAll(/^data: (.*)$/gm)].map((m) => JSON.parse(m[1]).method as string);
+    const readUntil = async (method: string) => {
+      const timer = setTimeout(() => controller.abort(), 10_000);
+      try {
+        while (!methods().includes(method)) {
+          const { value, done } = await reader.read();
+          if (done) break;
+          text += value;
+        }
+      } finally {
+        clearTimeout(timer);
+      }
+      return methods();
+    };
+    expect(await readUntil("notifications/subscriptions/acknowledged")).toEqual(["notifications/subscriptions/acknowledged"]);
+    // Three calls, round-robin: one reaches the process holding the stream (with the Redis bus, all three do).
+    for (let i = 0; i < 3; i++) {
+      const call = await post(10 + i, "tools/call", { name: "test_trigger_tool_change", arguments: {} });
+      expect([call.status, await call.text()]).toEqual([200, expect.stringContaining("Tool list change triggered")]);
+    }
+    expect(await readUntil("notifications/tools/list_changed")).toContain("notifications/tools/list_changed");
+    controller.abort();
+    await reader.cancel().catch(() => {});
+  });
+
   it.runIf(available)("an MRTR elicitation asked by one process is completed by another: the shared MCP_REQUEST_STATE_SECRET opens its requestState", async () => {
     let askedBy = 0;
     const client = await modern("mrtr", {
