@@ -19,7 +19,8 @@ import { type McpProcess, type Rig, TEMPLATE, scaffoldRigProject, sharedEnv, sta
 
 const MODERN = "2026-07-28";
 const TASKS = "io.modelcontextprotocol/tasks";
-const LEASE_MS = 3000;
+/** The task lease: renewed every third of it, so a loaded machine's late renewal (the load runs meanwhile) is not a lost process. */
+const LEASE_MS = 5000;
 /** The load: clients at once, for how long (the issue's 200 clients for 30 s run in `npm run bench:scale`). */
 const CLIENTS = Number(process.env.RIG_CLIENTS ?? 24);
 const LOAD_MS = Number(process.env.RIG_LOAD_MS ?? 6000);
@@ -354,11 +355,13 @@ describe("scale-out: 3 processes of a generated server behind nginx", async () =
     );
     expect(stats.leaks).toEqual([]);
     expect(stats.protocolErrors).toEqual([]);
-    // At most one request per client can have been in flight on the dead process, each started before the kill
-    // and failing after it (a 502 from nginx, a cut stream, no answer within the client's timeout).
+    // At most one request per client can have been in flight on the dead process, each failing after the kill (a
+    // 502 from nginx, a cut stream, no answer within the client's timeout). Started before the kill, or just after:
+    // nginx may send a request on a kept-alive connection to the dead process before it has seen that connection
+    // close, and a POST once sent is not retried (nginx.conf.template says why).
     expect(stats.transportFailures.length).toBeLessThanOrEqual(CLIENTS);
     for (const f of stats.transportFailures) {
-      expect(f.started, f.message).toBeLessThanOrEqual(killedAt + 50);
+      expect(f.started, f.message).toBeLessThanOrEqual(killedAt + 1000);
       expect(f.at, f.message).toBeGreaterThanOrEqual(killedAt);
     }
     expect(afterKill).toBeGreaterThan(CLIENTS);
