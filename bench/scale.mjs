@@ -8,6 +8,7 @@
 //   env: BENCH_SCALE_CLIENTS (200 virtual clients, one keep-alive connection each), BENCH_SCALE_SECONDS (30),
 //        BENCH_SCALE_WARMUP (3), BENCH_SCALE_ROUNDS (3 interleaved rounds), BENCH_NGINX_WORKERS (auto),
 //        BENCH_SCALE_ONLY (e.g. "direct-1,nginx-3")
+import { readdirSync, readFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import { Pool } from "undici";
 import { percentiles } from "./lib/http.mjs";
@@ -108,6 +109,30 @@ async function window(pool, path, sec, counting) {
   return { calls, seconds, latencies, errors, firstError };
 }
 
+/** CPU seconds (user + system) used so far by these pids and their children one level down (nginx's workers). */
+function cpuSeconds(pids) {
+  const stat = (pid) => {
+    try {
+      const f = readFileSync(`/proc/${pid}/stat`, "utf8");
+      const rest = f.slice(f.lastIndexOf(")") + 2).split(" ");
+      return {
+        ppid: Number(rest[1]),
+        ticks: Number(rest[11]) + Number(rest[12]),
+      };
+    } catch {
+      return undefined;
+    }
+  };
+  let ticks = 0;
+  const wanted = new Set(pids);
+  for (const d of readdirSync("/proc")) {
+    if (!/^\d+$/.test(d)) continue;
+    const st = stat(d);
+    if (st && (wanted.has(Number(d)) || wanted.has(st.ppid))) ticks += st.ticks;
+  }
+  return ticks / 100; // USER_HZ
+}
+
 /** A keep-alive pool of one connection per virtual client. */
 function poolFor(url) {
   return new Pool(new URL(url).origin, {
@@ -126,6 +151,10 @@ function report(name, windows) {
   const firstError = windows.find((w) => w.firstError)?.firstError;
   const rates = windows.map((w) => Math.round(w.calls / w.seconds));
   const { p50Ms, p99Ms } = percentiles(windows.flatMap((w) => w.latencies));
+  const cpu = (k) =>
+    Math.round(
+      (windows.reduce((a, w) => a + w.cpu[k], 0) / Math.max(1, calls)) * 1e6,
+    );
   const row = {
     name,
     callsPerSec: Math.round(calls / seconds),
@@ -133,9 +162,15 @@ function report(name, windows) {
     p50Ms: Math.round(p50Ms * 10) / 10,
     p99Ms: Math.round(p99Ms * 10) / 10,
     errors,
+    // CPU microseconds per call: the MCP processes, nginx (master and workers), and this load generator.
+    cpuUsPerCall: {
+      servers: cpu("servers"),
+      nginx: cpu("nginx"),
+      client: cpu("client"),
+    },
   };
   console.log(
-    `${name.padEnd(26)} ${String(row.callsPerSec).padStart(7)} calls/s (rounds ${row.range.join("-")})   p50 ${String(row.p50Ms).padStart(6)} ms   p99 ${String(row.p99Ms).padStart(6)} ms   errors ${errors}${firstError ? ` (first: ${firstError.message})` : ""}`,
+    `${name.padEnd(26)} ${String(row.callsPerSec).padStart(7)} calls/s (rounds ${row.range.join("-")})   p50 ${String(row.p50Ms).padStart(6)} ms   p99 ${String(row.p99Ms).padStart(6)} ms   CPU µs/call: servers ${row.cpuUsPerCall.servers}, nginx ${row.cpuUsPerCall.nginx}, load generator ${row.cpuUsPerCall.client}   errors ${errors}${firstError ? ` (first: ${firstError.message})` : ""}`,
   );
   return row;
 }
@@ -171,6 +206,7 @@ try {
       targets.push({
         name,
         url: `http://127.0.0.1:${p.port}/mcp`,
+        serverPids: [p.pid],
         windows: [],
       });
     } else {
@@ -178,7 +214,13 @@ try {
         workers: WORKERS,
       });
       stops.push(() => rig.stop());
-      targets.push({ name, url: rig.nginx.url, windows: [] });
+      targets.push({
+        name,
+        url: rig.nginx.url,
+        serverPids: rig.processes.map((p) => p.pid),
+        nginxPid: rig.nginx.child.pid,
+        windows: [],
+      });
     }
   }
   for (const t of targets) {
@@ -188,14 +230,22 @@ try {
   for (let round = 0; round < ROUNDS; round++) {
     for (let i = 0; i < targets.length; i++) {
       const t = targets[(round + i) % targets.length];
-      t.windows.push(
-        await window(
-          t.pool,
-          new URL(t.url).pathname,
-          SECONDS / ROUNDS,
-          () => true,
-        ),
+      const servers0 = cpuSeconds(t.serverPids);
+      const nginx0 = t.nginxPid ? cpuSeconds([t.nginxPid]) : 0;
+      const self0 = process.cpuUsage();
+      const w = await window(
+        t.pool,
+        new URL(t.url).pathname,
+        SECONDS / ROUNDS,
+        () => true,
       );
+      const self = process.cpuUsage(self0);
+      w.cpu = {
+        servers: cpuSeconds(t.serverPids) - servers0,
+        nginx: t.nginxPid ? cpuSeconds([t.nginxPid]) - nginx0 : 0,
+        client: (self.user + self.system) / 1e6,
+      };
+      t.windows.push(w);
     }
   }
   const rows = targets.map((t) => report(t.name, t.windows));
