@@ -176,10 +176,15 @@ export interface Nginx {
   stop(): Promise<void>;
 }
 
-/** The nginx configuration of nginx.conf.template for these process ports. */
+/** The nginx configuration of nginx.conf.template for these process ports; the first also serves legacy sessions. */
 export function nginxConfig(dir: string, listen: string, ports: number[], workers: number | "auto" = 1): string {
-  const servers = ports.map((p) => `        server 127.0.0.1:${p} max_fails=1 fail_timeout=5s;`).join("\n");
-  return readFileSync(TEMPLATE, "utf8").replaceAll("{{dir}}", dir).replaceAll("{{listen}}", listen).replaceAll("{{servers}}", servers).replaceAll("{{workers}}", String(workers));
+  const line = (p: number) => `        server 127.0.0.1:${p} max_fails=1 fail_timeout=5s;`;
+  return readFileSync(TEMPLATE, "utf8")
+    .replaceAll("{{dir}}", dir)
+    .replaceAll("{{listen}}", listen)
+    .replaceAll("{{servers}}", ports.map(line).join("\n"))
+    .replaceAll("{{legacy}}", line(ports[0]))
+    .replaceAll("{{workers}}", String(workers));
 }
 
 /**

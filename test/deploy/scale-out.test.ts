@@ -8,6 +8,9 @@
  * unless MCP_REQUIRE_SHARED_STORES=1.
  */
 import { Client as Client2, StreamableHTTPClientTransport as Http2 } from "@modelcontextprotocol/client";
+import { Client as Client1 } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport as Http1 } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { readFileSync } from "node:fs";
 import { request as httpRequest } from "node:http";
 import { join } from "node:path";
@@ -121,6 +124,27 @@ describe("scale-out: 3 processes of a generated server behind nginx", async () =
       spread.every((n) => n >= 5),
       `requests per process: ${spread}`,
     ).toBe(true);
+  });
+
+  it.runIf(available)("a legacy session (the official SDK 1.x over Streamable HTTP) stays on the one legacy process: nginx routes by MCP-Protocol-Version", async () => {
+    const sessionLines = () => rig.processes.map((p) => p.requests().filter((r) => r.session).length);
+    const before = sessionLines();
+    const client = new Client1({ name: "sdk1-rig", version: "1.0.0" }, { capabilities: { elicitation: {} } });
+    client.setRequestHandler(ElicitRequestSchema, () => ({ action: "accept", content: { username: "ada", email: "ada@example.com" } }));
+    const transport = new Http1(new URL(rig.nginx.url));
+    await client.connect(transport);
+    expect(transport.sessionId).toBeTruthy();
+    for (let round = 0; round < 3; round++) {
+      expect((await client.listTools()).tools.map((t) => t.name)).toContain("test_elicitation");
+      expect(await client.callTool({ name: "test_simple_text", arguments: {} })).toMatchObject({ content: [{ type: "text" }] });
+      expect(await client.readResource({ uri: `test://template/${round}/data` })).toMatchObject({ contents: [{ text: expect.stringContaining(`Data for ID: ${round}`) }] });
+    }
+    // A server→client request on the session's stream, answered by a POST: both reach the process that holds it.
+    expect(textOf((await client.callTool({ name: "test_elicitation", arguments: { message: "Who are you?" } })) as Record<string, any>)).toContain("ada@example.com");
+    await transport.terminateSession();
+    await client.close();
+    const lines = diff(await until("the session's log lines", sessionLines, (n) => diff(n, before)[0] >= 10), before);
+    expect(lines.slice(1), `session requests per process: ${lines}`).toEqual([0, 0]);
   });
 
   it.runIf(available)("nginx passes the client's Host, which the servers check against MCP_ALLOWED_HOSTS (DNS rebinding), and answers /healthz", async () => {

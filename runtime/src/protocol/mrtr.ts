@@ -60,7 +60,11 @@ export function paramsDigest(params: Record<string, unknown>): string {
   return crypto().createHash("sha256").update(canonicalJson(salient)).digest("base64url");
 }
 
-/** The shortest requestState secret accepted, in bytes: an HMAC-SHA256 key shorter than the hash weakens it (RFC 2104 section 3). */
+/**
+ * The shortest requestState secret accepted, in bytes: the state's integrity MUST be protected
+ * (spec/2026-07-28/basic/patterns/mrtr.mdx#server-requirements-basic-workflow), and an HMAC-SHA256 key shorter than
+ * the hash weakens that protection (RFC 2104 section 3).
+ */
 export const MIN_SECRET_BYTES = 32;
 
 /**
