@@ -39,20 +39,20 @@ describe("requestState secrets: a list, the first seals, any opens", () => {
   const accepted = { result: { content: [{ type: "text", text: "Hello, Ada" }] } };
   const refused = { error: { code: -32602 } };
 
-  it.concurrent("sealed with the first of 'a,b': accepted by 'b,a' and by 'a', refused by 'b' and by an unrelated 'c'", async () => {
+  it("sealed with the first of 'a,b': accepted by 'b,a' and by 'a', refused by 'b' and by an unrelated 'c'", async () => {
     expect(await retry(`${A},${B}`, `${B},${A}`)).toMatchObject(accepted);
     expect(await retry(`${A},${B}`, A)).toMatchObject(accepted);
     expect(await retry(`${A},${B}`, B)).toMatchObject(refused);
     expect(await retry(`${A},${B}`, C)).toMatchObject(refused);
   });
 
-  it.concurrent("a rotation's steps: 'b,a' seals with b, which 'a,b' and then 'b' alone accept; spaces around commas do not count", async () => {
+  it("a rotation's steps: 'b,a' seals with b, which 'a,b' and then 'b' alone accept; spaces around commas do not count", async () => {
     expect(await retry(`${B},${A}`, `${A}, ${B}`)).toMatchObject(accepted);
     expect(await retry(`${B},${A}`, B)).toMatchObject(accepted);
     expect(await retry(`${B},${A}`, A)).toMatchObject(refused);
   });
 
-  it.concurrent("a secret under 32 bytes (alone, or anywhere in the list) stops the start, naming its position, never its value", async () => {
+  it("a secret under 32 bytes (alone, or anywhere in the list) stops the start, naming its position, never its value", async () => {
     for (const [secret, message] of [
       ["short", "MCP_REQUEST_STATE_SECRET: the secret is 5 bytes; each must be at least 32"],
       [`${A},${"x".repeat(31)}`, "MCP_REQUEST_STATE_SECRET: secret 2 of 2 is 31 bytes; each must be at least 32"],
