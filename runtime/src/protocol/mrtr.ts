@@ -62,12 +62,41 @@ export function paramsDigest(params: Record<string, unknown>): string {
   return crypto().createHash("sha256").update(canonicalJson(salient)).digest("base64url");
 }
 
-export class RequestStateCodec {
-  private readonly key: Buffer;
+/**
+ * The shortest requestState secret accepted, in bytes: the state's integrity MUST be protected
+ * (spec/2026-07-28/basic/patterns/mrtr.mdx#server-requirements-basic-workflow), and an HMAC-SHA256 key shorter than
+ * the hash weakens that protection (RFC 2104 section 3).
+ */
+export const MIN_SECRET_BYTES = 32;
 
-  /** `secret`: shared by every process that may receive a retry; default a random per-process key (retries elsewhere then fail safely). */
-  constructor(secret?: string | Buffer) {
-    this.key = secret ? Buffer.from(secret) : crypto().randomBytes(32);
+/**
+ * The keys of a secret: one string, a comma-separated list of them (as MCP_REQUEST_STATE_SECRET holds it), or an
+ * array (each element one secret, commas and all). Throws TypeError naming the position (never the value) of an
+ * empty or shorter than MIN_SECRET_BYTES one.
+ */
+export function secretKeys(secret: string | Buffer | readonly (string | Buffer)[]): Buffer[] {
+  const list = typeof secret === "string" ? secret.split(",").map((s) => s.trim()) : Buffer.isBuffer(secret) ? [secret] : [...secret];
+  if (list.length === 0) throw new TypeError("the requestState secret list is empty");
+  return list.map((s, i) => {
+    const key = Buffer.from(s);
+    if (key.length < MIN_SECRET_BYTES) {
+      const which = list.length > 1 ? `secret ${i + 1} of ${list.length}` : "the secret";
+      throw new TypeError(`${which} is ${key.length} bytes; each must be at least ${MIN_SECRET_BYTES} (e.g. openssl rand -base64 32)`);
+    }
+    return key;
+  });
+}
+
+export class RequestStateCodec {
+  /** keys[0] seals; any of them opens, so a rotation lists the new secret first and drops the old once its states expired. */
+  private readonly keys: Buffer[];
+
+  /**
+   * `secret`: shared by every process that may receive a retry; a list (comma-separated, or an array) for rotation,
+   * see secretKeys (throws TypeError on one under 32 bytes). Default a random per-process key (retries elsewhere then fail safely).
+   */
+  constructor(secret?: string | Buffer | readonly (string | Buffer)[]) {
+    this.keys = secret === undefined || secret === "" ? [crypto().randomBytes(32)] : secretKeys(secret);
   }
 
   seal(payload: RequestStatePayload): string {
@@ -82,8 +111,11 @@ export class RequestStateCodec {
     if (dot <= 0) return undefined;
     const body = state.slice(0, dot);
     const mac = Buffer.from(state.slice(dot + 1));
-    const expected = Buffer.from(this.mac(body));
-    if (mac.length !== expected.length || !crypto().timingSafeEqual(mac, expected)) return undefined;
+    const sealedHere = this.keys.some((key) => {
+      const expected = Buffer.from(this.mac(body, key));
+      return mac.length === expected.length && crypto().timingSafeEqual(mac, expected);
+    });
+    if (!sealedHere) return undefined;
     try {
       const payload = JSON.parse(Buffer.from(body, "base64url").toString("utf8")) as RequestStatePayload;
       if (typeof payload.e !== "number" || payload.e < now) return undefined;
@@ -93,8 +125,8 @@ export class RequestStateCodec {
     }
   }
 
-  private mac(body: string): string {
-    return crypto().createHmac("sha256", this.key).update(body).digest("base64url");
+  private mac(body: string, key = this.keys[0]): string {
+    return crypto().createHmac("sha256", key).update(body).digest("base64url");
   }
 }
 

@@ -76,10 +76,12 @@ export class McpServer {
   readonly templates: TemplateEntry[] = [];
   readonly prompts = new Map<string, PromptDefinition>();
   readonly validateResults: boolean;
-  /** Seals and opens MRTR requestState; one per server, shared by all its connections. */
-  /** Seals and opens MRTR requestState (spec/2026-07-28/basic/patterns/mrtr.mdx); made on first use. */
+  /**
+   * Seals and opens MRTR requestState (spec/2026-07-28/basic/patterns/mrtr.mdx), one per server, shared by all its
+   * connections; made at construction when a secret is configured, else on first use (a random key).
+   */
   get requestStateCodec(): RequestStateCodec {
-    return (this.stateCodec ??= new RequestStateCodec(this.options.requestStateSecret ?? readEnv("MCP_REQUEST_STATE_SECRET")));
+    return (this.stateCodec ??= new RequestStateCodec());
   }
   private stateCodec?: RequestStateCodec;
   private readonly capabilityCache = new Map<Revision, Record<string, unknown>>();
@@ -93,6 +95,15 @@ export class McpServer {
     const given = Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) as ServerOptions;
     this.options = { pageSize: 100, logging: true, defaultLogLevel: "info", clientRequestTimeoutMs: 60_000, requestStateTtlMs: 600_000, ...given };
     if (!Number.isSafeInteger(this.options.pageSize) || this.options.pageSize < 1) throw new TypeError(`createServer: pageSize must be a positive integer`);
+    // A configured secret is checked now, so that a short one stops the start instead of the first multi round-trip call.
+    const secret = this.options.requestStateSecret ?? readEnv("MCP_REQUEST_STATE_SECRET");
+    if (secret !== undefined && secret !== "") {
+      try {
+        this.stateCodec = new RequestStateCodec(secret);
+      } catch (err) {
+        throw new TypeError(`${this.options.requestStateSecret === undefined ? "MCP_REQUEST_STATE_SECRET" : "createServer: requestStateSecret"}: ${(err as Error).message}`, { cause: err });
+      }
+    }
     this.validateResults = options.validateResults ?? readEnv("MCP_RUNTIME_VALIDATE_RESULTS") === "1";
     // The bus MCP_REDIS_URL asks for is made on first use; a missing ioredis is said now, not at the first connection.
     if (!options.bus && readEnv("MCP_REDIS_URL")) loadRedis("message bus (MCP_REDIS_URL is set)");

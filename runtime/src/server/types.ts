@@ -290,10 +290,12 @@ export interface ServerOptions {
   /** How long to wait for a legacy client's answer to a server→client request, in ms. Default 60 000. */
   clientRequestTimeoutMs?: number;
   /**
-   * Secret for the HMAC of MRTR `requestState`. Share it across every process that may receive a retry.
-   * Default: env MCP_REQUEST_STATE_SECRET, else a random per-process key (a retry on another process then fails safely).
+   * Secret for the HMAC of MRTR `requestState`. Share it across every process that may receive a retry. A list
+   * (an array, or a comma-separated string) rotates keys: the first seals, any opens. Each at least 32 bytes, else
+   * createServer throws TypeError. Default: env MCP_REQUEST_STATE_SECRET (comma-separated), else a random
+   * per-process key (a retry on another process then fails safely).
    */
-  requestStateSecret?: string;
+  requestStateSecret?: string | readonly string[];
   /** How long a `requestState` stays valid, in ms. Default 600 000. */
   requestStateTtlMs?: number;
   /**
