@@ -296,6 +296,40 @@ describe("tasks bound to the principal", () => {
     expect(own.messages[0].result.taskId).toBe(created.taskId);
   });
 
+  it("the authorization context is the subject and its client: a client id that equals a user's subject, or the same user through another client, sees nothing", async () => {
+    // A custom verifier stands in for tokens a real server issues: a user's (sub), and a client-credentials one whose
+    // subject is its client id.
+    const principals: Record<string, { subject: string; clientId?: string; scopes: string[]; claims: Record<string, unknown> }> = {
+      "alice-app1": { subject: "alice", clientId: "app-1", scopes: [], claims: { sub: "alice", client_id: "app-1" } },
+      "alice-app2": { subject: "alice", clientId: "app-2", scopes: [], claims: { sub: "alice", client_id: "app-2" } },
+      "machine-alice": { subject: "alice", clientId: "alice", scopes: [], claims: { client_id: "alice" } },
+    };
+    const h = await authFixture().serveHttp({ port: 0, quiet: true, authorization: { issuer: "https://issuer.invalid", verify: (token) => principals[token] } });
+    try {
+      const at = (token: string, method: string, params: Record<string, unknown>) => {
+        const { body, headers } = modernRequest(1, method, params, tasksMeta);
+        return raw(h.url, { headers: { ...headers, ...bearer(token) }, body });
+      };
+      const created = (await at("alice-app1", "tools/call", { name: "job", arguments: {} })).messages[0].result;
+      expect(created.resultType).toBe("task");
+      for (const other of ["alice-app2", "machine-alice"]) expect([other, (await at(other, "tasks/get", { taskId: created.taskId })).messages[0].error?.code]).toEqual([other, -32602]);
+      expect((await at("alice-app1", "tasks/get", { taskId: created.taskId })).messages[0].result.taskId).toBe(created.taskId);
+    } finally {
+      await h.close();
+    }
+  });
+
+  it("a task of one wire form does not exist for the other, even for its own principal (2026-07-28 task, 2025-11-25 tasks/get)", async () => {
+    const alice = await as.clientCredentials(url, "tools:read", "cc-alice");
+    const created = (await call(alice, "tools/call", { name: "job", arguments: {} }, tasksMeta)).messages[0].result;
+    const sid = await legacySession(alice);
+    const legacy = await raw(url, {
+      headers: jsonPost({ ...sessionHeaders(sid, LEGACY), ...bearer(alice) }),
+      body: { jsonrpc: "2.0", id: 3, method: "tasks/get", params: { taskId: created.taskId } },
+    });
+    expect(legacy.messages[0].error.code).toBe(-32602);
+  });
+
   it("2025-11-25: tasks/list shows only the principal's tasks, across its sessions; another principal's tasks/result is refused", async () => {
     const alice = await as.clientCredentials(url, "tools:read", "cc-alice");
     const bob = await as.clientCredentials(url, "tools:read", "cc-bob");
@@ -428,6 +462,27 @@ describe("other verifiers and configurations", () => {
       expect(r.json.error.message).toMatch(/^Service Unavailable: the access token cannot be verified now/);
     } finally {
       await h.close();
+    }
+  });
+
+  it("a JWKS endpoint that answers 500 or HTML: 503 too, never invalid_token", async () => {
+    const { createServer: createHttp } = await import("node:http");
+    let body = "";
+    const jwks = createHttp((_req, res) => (body === "html" ? res.writeHead(200, { "content-type": "text/html" }).end("<html>oops</html>") : res.writeHead(500).end("down")));
+    await new Promise<void>((r) => jwks.listen(0, "127.0.0.1", r));
+    const h = await authFixture().serveHttp({ port: 0, quiet: true, authorization: { issuer: as.issuer, jwksUri: `http://127.0.0.1:${(jwks.address() as AddressInfo).port}/jwks` } });
+    as.resources.add(h.url);
+    try {
+      const token = await as.clientCredentials(h.url, "tools:read");
+      for (const mode of ["500", "html"]) {
+        body = mode;
+        const { body: req, headers } = modernRequest(1, "tools/list");
+        const r = await raw(h.url, { headers: { ...headers, ...bearer(token) }, body: req });
+        expect([mode, r.status, r.headers["www-authenticate"]]).toEqual([mode, 503, undefined]);
+      }
+    } finally {
+      await h.close();
+      jwks.close();
     }
   });
 

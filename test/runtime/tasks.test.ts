@@ -159,6 +159,24 @@ describe("2025-11-25 core tasks over stdio", () => {
     expect(((await client.request("tools/call", { name: "work", arguments: { ms: 1 }, task: {} })) as any).task.status).toBe("working");
   });
 
+  it("a tasks/result waiting on a task whose TTL elapses is answered -32602 (an unknown task), never left waiting", async () => {
+    const client = await stdioClient();
+    const { task } = (await client.request("tools/call", { name: "work", arguments: { ms: 10_000 }, task: { ttl: 300 } })) as any;
+    const err = await rejects(client.request("tasks/result", { taskId: task.taskId }));
+    expect(err.code).toBe(-32602);
+    expect(err.message).toMatch(/TTL elapsed/);
+  });
+
+  it("an unauthenticated 2026-07-28 caller is nobody in particular: only the server's maxRunning bounds it, not one shared per-caller quota", async () => {
+    const f = await startFixture({ FIXTURE_TRANSPORT: "http", FIXTURE_MAX_RUNNING: "2", FIXTURE_MAX_RUNNING_TOTAL: "4" }, [], FIXTURE);
+    closers.push(() => f.stop());
+    const client = await new McpClient({ transport: new StreamableHttpClientTransport(f.url), revision: MODERN as never, capabilities: { extensions: { [EXT]: {} } } }).connect();
+    closers.push(() => client.close());
+    for (let i = 0; i < 4; i++) expect(((await client.callTool("work", { ms: 10_000 })) as any).resultType).toBe("task");
+    const busy = await rejects(client.callTool("work", { ms: 10_000 }));
+    expect([busy.code, busy.message]).toEqual([-32603, expect.stringContaining("4 tasks running in this server")]);
+  });
+
   it("a task past its TTL is gone (-32602), its handler aborted", async () => {
     const client = await stdioClient();
     const { task } = (await client.request("tools/call", { name: "work", arguments: { ms: 10_000 }, task: { ttl: 300 } })) as any;

@@ -16,9 +16,9 @@
  * Task state lives only in the TaskStore (state/task-store.ts); this module keeps just the handlers this process is
  * running, to abort them (tasks/cancel, TTL) and to hand them their answers.
  */
-import { type Revision, cancelOfTerminalTask, describeErrors, errorCode, methodFlows, taskMethods, taskWireForm, toolErrorTaskStatus, validatorsFor } from "../rules.js";
+import { type Revision, cancelOfTerminalTask, describeErrors, errorCode, isRevision, methodFlows, taskMethods, taskWireForm, toolErrorTaskStatus, validatorsFor } from "../rules.js";
 import { MissingCapabilityError, type McpServer } from "../server/server.js";
-import { type TaskRecord, type TaskStore, isTerminal } from "../state/task-store.js";
+import { type TaskChange, type TaskRecord, type TaskStore, isTerminal } from "../state/task-store.js";
 import { type CompiledTool, inRevision } from "../server/registry.js";
 import { callTool, resolveToolCall, runTool, toolFailure } from "../server/tools.js";
 import type { TaskSupport, ToolResult } from "../server/types.js";
@@ -44,7 +44,10 @@ export interface TaskHandle {
 
 /** The owner a request's tasks are bound to: its principal, else its legacy link (session), else nobody (the id is the capability). */
 export function taskOwner(scope: RequestScope): string {
-  if (scope.principal) return `principal:${scope.principal.subject}`;
+  const p = scope.principal;
+  // The authorization context is the user and the client acting for it, as for legacy sessions; a subject taken from
+  // `client_id` (a token without `sub`) is never confused with a user's `sub`.
+  if (p) return `principal:${JSON.stringify([p.claims.sub === p.subject ? "sub" : "client", p.subject, p.clientId ?? ""])}`;
   if (scope.peer) return `link:${scope.peer.id}`;
   return "";
 }
@@ -221,6 +224,10 @@ export class Tasks {
     }
   }
 
+  private busy(revision: Revision, why: string): McpError {
+    return new McpError(errorCode(revision, "INTERNAL_ERROR")!, `Internal error: ${why}; try again once one has finished`);
+  }
+
   private ttlFor(revision: Revision, params: Result): number | null {
     const { defaultTtlMs, maxTtlMs } = this.server.taskOptions;
     const requested = taskWireForm(revision) === "core" && isObject(params.task) ? params.task.ttl : undefined;
@@ -232,11 +239,13 @@ export class Tasks {
   private async start(tool: CompiledTool, args: Result, params: Result, ctx: HandlerContext): Promise<Result> {
     const { revision, scope } = ctx;
     const owner = taskOwner(scope);
-    // Concurrency per owner is bounded (resource management SHOULD). spec/2025-11-25/basic/utilities/tasks.mdx#resource-management
-    const running = [...this.runs.values()].filter((r) => r.owner === owner).length;
-    const limit = this.server.taskOptions.maxRunningPerOwner;
-    if (running >= limit)
-      throw new McpError(errorCode(revision, "INTERNAL_ERROR")!, `Internal error: ${running} tasks running for this caller already (the limit is ${limit}); try again once one has finished`);
+    // Concurrency is bounded (resource management SHOULD; spec/2025-11-25/basic/utilities/tasks.mdx#resource-management):
+    // per requestor where there is one (a principal, a session), and for the process. Unauthenticated modern callers
+    // are nobody in particular, so they share only the process's bound: one of them cannot lock out the others.
+    const { maxRunning, maxRunningPerOwner } = this.server.taskOptions;
+    const mine = owner === "" ? 0 : [...this.runs.values()].filter((r) => r.owner === owner).length;
+    if (owner !== "" && mine >= maxRunningPerOwner) throw this.busy(revision, `${mine} tasks running for this caller already (the limit is ${maxRunningPerOwner})`);
+    if (this.runs.size >= maxRunning) throw this.busy(revision, `${this.runs.size} tasks running in this server already (the limit is ${maxRunning})`);
     const id = randomId();
     const flight = new InFlight();
     flight.round = ctx.flight.round;
@@ -332,7 +341,7 @@ export class Tasks {
           result = toolFailure(revision, o.e);
         } catch (err) {
           const e = (dispatcherFor(this.server).errorFor(revision, 0, err) as { error: { code: number; message: string; data?: unknown } }).error;
-          await this.store.update(run.id, { status: "failed", statusMessage: e.message, error: e });
+          await this.settleInStore(run, { status: "failed", statusMessage: e.message, error: e });
           return;
         }
       }
@@ -340,12 +349,29 @@ export class Tasks {
       const status = result.isError === true ? (toolErrorTaskStatus(revision) as "failed" | "completed") : "completed";
       // The extension inlines the result in tasks/get as the request's own result would be (resultType, _meta).
       const encoded = taskWireForm(revision) === "core" ? result : encodeResult(revision, "tools/call", result, this.server);
-      await this.store.update(run.id, { status, result: encoded });
+      // A progress message ("3 of 5 done") says nothing of a finished task.
+      await this.settleInStore(run, { status, result: encoded, statusMessage: null });
     } catch (err) {
       console.error(`mcp runtime: task ${run.id} of tool ${tool.name}: ${String((err as Error)?.stack ?? err)}`);
     } finally {
       run.end();
       this.runs.delete(run.id);
+    }
+  }
+
+  /**
+   * Store a run's terminal outcome, trying again (1, 2, 4, 8 s) while the store fails (a full disk, a dropped
+   * connection): a task whose outcome was never stored would read working until its TTL. Throws the last failure.
+   */
+  private async settleInStore(run: TaskRun, change: TaskChange): Promise<void> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await this.store.update(run.id, change);
+        return;
+      } catch (err) {
+        if (attempt >= 4) throw err;
+        await new Promise((r) => setTimeout(r, 1000 * 2 ** attempt).unref?.());
+      }
     }
   }
 
@@ -433,8 +459,11 @@ export class Tasks {
     const invalid = errorCode(revision, "INVALID_PARAMS")!;
     if (typeof params.taskId !== "string") throw new McpError(invalid, "Invalid params: taskId must be a string");
     const t = await this.store.get(params.taskId);
-    // Requests for another context's tasks MUST be rejected. spec/2025-11-25/basic/utilities/tasks.mdx#task-isolation-and-access-control
-    if (!t || t.owner !== taskOwner(scope)) throw new McpError(invalid, `Invalid params: unknown task ${JSON.stringify(params.taskId)}`);
+    // Requests for another context's tasks MUST be rejected (spec/2025-11-25/basic/utilities/tasks.mdx#task-isolation-and-access-control);
+    // and a task of one wire form does not exist for the other (its result is encoded for its own revision).
+    if (!t || t.owner !== taskOwner(scope) || !isRevision(t.revision) || taskWireForm(t.revision) !== taskWireForm(revision)) {
+      throw new McpError(invalid, `Invalid params: unknown task ${JSON.stringify(params.taskId.length > 64 ? `${params.taskId.slice(0, 64)}…` : params.taskId)}`);
+    }
     return t;
   }
 
@@ -450,18 +479,35 @@ export class Tasks {
    */
   async result(revision: Revision, params: Result, scope: RequestScope): Promise<Result> {
     let t = await this.owned(revision, params, scope);
-    if (!isTerminal(t.status)) t = await this.terminal(t, scope);
+    if (!isTerminal(t.status)) t = await this.terminal(t, scope, errorCode(revision, "INVALID_PARAMS")!);
     if (t.error) throw new McpError(t.error.code, t.error.message, t.error.data);
     if (!t.result) throw new McpError(errorCode(revision, "INTERNAL_ERROR")!, `the task was ${t.status}${t.statusMessage ? `: ${t.statusMessage}` : ""}; it has no result`);
     return { ...t.result, _meta: { ...((t.result._meta as Result) ?? {}), [META_RELATED_TASK]: { taskId: t.taskId } } };
   }
 
-  private terminal(t: TaskRecord, scope: RequestScope): Promise<TaskRecord> {
+  /**
+   * Wait until the task is terminal. A task deleted meanwhile (its TTL passed) is an unknown task: `invalidParams`, as
+   * for any unknown id, never a wait without end.
+   */
+  private terminal(t: TaskRecord, scope: RequestScope, invalidParams: number): Promise<TaskRecord> {
     const run = this.runs.get(t.taskId);
     const signal = scope.flight!.signal;
     if (run) run.resultStreams.add(scope.sink);
     return new Promise<TaskRecord>((resolve, reject) => {
+      let expiry: ReturnType<typeof setTimeout> | undefined;
+      if (t.ttlMs !== null) {
+        expiry = setTimeout(
+          () =>
+            void this.store.get(t.taskId).then(
+              (c) => (c ? c && isTerminal(c.status) && done(c) : done(undefined, new McpError(invalidParams, `Invalid params: unknown task ${JSON.stringify(t.taskId)} (its TTL elapsed)`))),
+              (err) => done(undefined, err),
+            ),
+          Math.max(0, t.createdAt + t.ttlMs - Date.now()) + 5,
+        );
+        expiry.unref?.();
+      }
       const done = (value?: TaskRecord, err?: unknown) => {
+        clearTimeout(expiry);
         stop();
         signal.removeEventListener("abort", onAbort);
         run?.resultStreams.delete(scope.sink);

@@ -6,6 +6,7 @@
  * Every per-revision decision calls the generated rules module (`../rules.js`):
  * nothing here names a revision.
  */
+import { createRequire } from "node:module";
 import { type ResultEncoding, conform, resultEncoding } from "../wire/encode.js";
 import { type Revision, ERA, REVISIONS, hasCapability, taskWireForm } from "../rules.js";
 import { TASKS_EXTENSION } from "../wire/meta.js";
@@ -106,7 +107,13 @@ export class McpServer {
     }
     this.validateResults = options.validateResults ?? readEnv("MCP_RUNTIME_VALIDATE_RESULTS") === "1";
     // The bus MCP_REDIS_URL asks for is made on first use; a missing ioredis is said now, not at the first connection.
-    if (!options.bus && readEnv("MCP_REDIS_URL")) loadRedis("message bus (MCP_REDIS_URL is set)");
+    if (!options.bus && readEnv("MCP_REDIS_URL")) {
+      try {
+        loadRedis("message bus and session store");
+      } catch (err) {
+        throw new TypeError(`MCP_REDIS_URL: ${(err as Error).message}`, { cause: err });
+      }
+    }
     const t = options.tasks ?? {};
     this.taskOptions = {
       defaultTtlMs: 3_600_000,
@@ -114,16 +121,46 @@ export class McpServer {
       pollIntervalMs: 1000,
       sweepIntervalMs: 60_000,
       maxRunningPerOwner: 100,
+      maxRunning: 1000,
       leaseMs: 30_000,
       ...Object.fromEntries(Object.entries(t).filter(([, v]) => v !== undefined)),
     };
-    for (const k of ["defaultTtlMs", "maxTtlMs", "pollIntervalMs", "sweepIntervalMs", "maxRunningPerOwner", "leaseMs"] as const) {
+    for (const k of ["defaultTtlMs", "maxTtlMs", "pollIntervalMs", "sweepIntervalMs", "maxRunningPerOwner", "maxRunning", "leaseMs"] as const) {
       if (!(Number.isSafeInteger(this.taskOptions[k]) && this.taskOptions[k] > 0)) throw new TypeError(`createServer: tasks.${k} must be a positive integer (ms)`);
     }
+    // A task store that cannot be made is said at start (the store itself is made, and connects, on first use).
+    this.taskStoreChoice();
+  }
+
+  /**
+   * Which task store the options (else env MCP_TASK_STORE) name, checked: its path or URL given, its client package
+   * installed. Throws TypeError naming the setting ("MCP_TASK_STORE: …" or "createServer: tasks…").
+   */
+  private taskStoreChoice(): { kind: "custom" | "memory" | "sqlite" | "postgres" | "redis"; location?: string } {
+    const { store, path, url } = this.taskOptions;
+    if (store && typeof store === "object") return { kind: "custom" };
+    const env = store === undefined ? readEnv("MCP_TASK_STORE") : undefined;
+    const setting = store === undefined ? "MCP_TASK_STORE" : "createServer: tasks.store";
+    const kind = store ?? (env === undefined || env === "" ? "memory" : env.startsWith("sqlite:") ? "sqlite" : env);
+    if (kind !== "memory" && kind !== "sqlite" && kind !== "postgres" && kind !== "redis") throw new TypeError(`${setting}=${kind}: expected memory, sqlite:<path>, postgres or redis`);
+    if (kind === "memory") return { kind };
+    const location = kind === "sqlite" ? (store === "sqlite" ? path : env!.slice("sqlite:".length)) : (url ?? readEnv(kind === "postgres" ? "MCP_DATABASE_URL" : "MCP_REDIS_URL"));
+    if (!location) {
+      const needs =
+        kind === "sqlite" ? 'a path (tasks: { store: "sqlite", path } or MCP_TASK_STORE=sqlite:<path>)' : `a URL (tasks: { url } or ${kind === "postgres" ? "MCP_DATABASE_URL" : "MCP_REDIS_URL"})`;
+      throw new TypeError(`${setting}: the ${kind} task store needs ${needs}`);
+    }
+    const pkg = { sqlite: "better-sqlite3@12", postgres: "pg", redis: "ioredis" }[kind];
+    try {
+      createRequire(import.meta.url).resolve(pkg.replace(/@\d+$/, ""));
+    } catch {
+      throw new TypeError(`${setting}: the ${kind} task store needs the ${pkg.replace(/@\d+$/, "")} package: npm install ${pkg}`);
+    }
+    return { kind, location };
   }
 
   /** Task options with their defaults. */
-  readonly taskOptions: Required<Pick<TaskOptions, "defaultTtlMs" | "maxTtlMs" | "pollIntervalMs" | "sweepIntervalMs" | "maxRunningPerOwner" | "leaseMs">> & TaskOptions;
+  readonly taskOptions: Required<Pick<TaskOptions, "defaultTtlMs" | "maxTtlMs" | "pollIntervalMs" | "sweepIntervalMs" | "maxRunningPerOwner" | "maxRunning" | "leaseMs">> & TaskOptions;
 
   /**
    * Make the task store the options name: `tasks.store`, else env MCP_TASK_STORE (`memory`, `sqlite:<path>`,
@@ -131,25 +168,12 @@ export class McpServer {
    * know or a shared store without its URL, Error when its client package (better-sqlite3, pg, ioredis) is missing.
    */
   taskStore(): TaskStore {
-    const { store, path } = this.taskOptions;
+    const store = this.taskOptions.store;
     if (store && typeof store === "object") return store;
-    const env = store === undefined ? readEnv("MCP_TASK_STORE") : undefined;
-    if (store === "sqlite" || env?.startsWith("sqlite:")) {
-      const file = store === "sqlite" ? path : env!.slice("sqlite:".length);
-      if (!file) throw new TypeError('createServer: the sqlite task store needs a path (tasks: { store: "sqlite", path } or MCP_TASK_STORE=sqlite:<path>)');
-      return new SqliteTaskStore(file);
-    }
-    if (store === "postgres" || env === "postgres") {
-      const url = this.taskOptions.url ?? readEnv("MCP_DATABASE_URL");
-      if (!url) throw new TypeError("createServer: the postgres task store needs a URL (tasks: { url } or MCP_DATABASE_URL)");
-      return new PostgresTaskStore(url);
-    }
-    if (store === "redis" || env === "redis") {
-      const url = this.taskOptions.url ?? readEnv("MCP_REDIS_URL");
-      if (!url) throw new TypeError("createServer: the redis task store needs a URL (tasks: { url } or MCP_REDIS_URL)");
-      return new RedisTaskStore(url, { prefix: this.taskOptions.prefix ?? readEnv("MCP_REDIS_PREFIX") });
-    }
-    if (store === undefined && env !== undefined && env !== "" && env !== "memory") throw new TypeError(`MCP_TASK_STORE=${env}: expected memory, sqlite:<path>, postgres or redis`);
+    const { kind, location } = this.taskStoreChoice();
+    if (kind === "sqlite") return new SqliteTaskStore(location!);
+    if (kind === "postgres") return new PostgresTaskStore(location!);
+    if (kind === "redis") return new RedisTaskStore(location!, { prefix: this.taskOptions.prefix ?? readEnv("MCP_REDIS_PREFIX") });
     return new MemoryTaskStore();
   }
 

@@ -162,10 +162,12 @@ export interface TaskOptions {
   /** How often expired tasks are deleted, in ms. Default 60 000. */
   sweepIntervalMs?: number;
   /**
-   * How many tasks one owner (principal, session, or, unauthenticated modern, everyone) may have running in this
-   * process at once; one more is refused with -32603. Default 100. spec/2025-11-25/basic/utilities/tasks.mdx#resource-management
+   * How many tasks one requestor (a principal, else a legacy session) may have running in this process at once; one
+   * more is refused with -32603. Default 100. spec/2025-11-25/basic/utilities/tasks.mdx#resource-management
    */
   maxRunningPerOwner?: number;
+  /** How many tasks may run in this process at once, whoever started them (the only bound of unauthenticated 2026-07-28 callers). Default 1000. */
+  maxRunning?: number;
   /**
    * Shared stores: how long a process's claim on a running task lasts without renewal, in ms (renewed every third of
    * it). A task whose process died reads failed once its lease lapses. Default 30 000.

@@ -4,35 +4,18 @@
  * Stream (`<prefix>events:<id>:<n>`, capped at `maxEventsPerStream` entries, an `end` entry once it has ended) that
  * expires with its session. Install it beside the runtime: `npm install ioredis`.
  */
-import { createRequire } from "node:module";
+import { type RedisClient, connectRedis, loadRedis } from "./redis.js";
 import type { EventLog, LoggedEvent, SessionRecord, SessionStore } from "./sessions.js";
 
-interface Redis {
-  get(key: string): Promise<string | null>;
+/** The commands used here, beyond the shared client interface. */
+type Redis = RedisClient & {
   set(key: string, value: string, px: "PX", ms: number): Promise<unknown>;
   pexpire(key: string, ms: number): Promise<number>;
-  del(...keys: string[]): Promise<number>;
   sadd(key: string, member: string): Promise<number>;
   smembers(key: string): Promise<string[]>;
-  xadd(...args: (string | number)[]): Promise<string | null>;
   xrange(key: string, start: string, end: string): Promise<[string, string[]][]>;
   multi(): { [command: string]: (...args: (string | number)[]) => unknown; exec(): Promise<unknown> };
-  quit(): Promise<unknown>;
-  on(event: string, listener: (err: Error) => void): void;
-}
-
-function connect(url: string): Redis {
-  let Driver: new (url: string, options: Record<string, unknown>) => Redis;
-  try {
-    Driver = createRequire(import.meta.url)("ioredis") as typeof Driver;
-  } catch (err) {
-    throw new Error(`the redis session store needs the ioredis package: npm install ioredis (${(err as Error).message})`, { cause: err });
-  }
-  const redis = new Driver(url, { maxRetriesPerRequest: 2, enableAutoPipelining: true });
-  // A dropped connection is retried by ioredis; its error must not crash the process.
-  redis.on("error", (err) => process.stderr.write(`mcp runtime: redis sessions: ${err.message}\n`));
-  return redis;
-}
+};
 
 export class RedisSessions implements SessionStore, EventLog {
   readonly shared = true;
@@ -43,7 +26,7 @@ export class RedisSessions implements SessionStore, EventLog {
     readonly url: string,
     readonly options: { prefix?: string; maxEventsPerStream?: number } = {},
   ) {
-    this.redis = connect(url);
+    this.redis = connectRedis(loadRedis("session store"), url, "redis sessions") as Redis;
   }
 
   private get prefix(): string {

@@ -336,7 +336,9 @@ export class ResourceServer {
       if (err instanceof AuthorizationError) throw err;
       // Keys that cannot be fetched are the server's problem, not the token's: 503, so that a client does not throw
       // away a good token.
-      if (err instanceof errors.JWKSTimeout || !(err instanceof errors.JOSEError)) throw unavailable(`the issuer's keys could not be fetched (${(err as Error)?.message ?? err})`);
+      // jose reports a JWKS answered with a non-200 status or a body that is not a key set as generic or JWKSInvalid errors.
+      const keysUnavailable = err instanceof errors.JWKSTimeout || err instanceof errors.JWKSInvalid || !(err instanceof errors.JOSEError) || err.code === "ERR_JOSE_GENERIC";
+      if (keysUnavailable) throw unavailable(`the issuer's keys could not be fetched (${(err as Error)?.message ?? err})`);
       throw new AuthorizationError(401, "invalid_token", `the token is not valid: ${describeJoseError(err)}`);
     }
   }

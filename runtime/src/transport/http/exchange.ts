@@ -2,7 +2,7 @@
 import type { Sink } from "../../protocol/connection.js";
 import type { InFlight } from "../../protocol/request.js";
 import { type Revision, disconnectIsCancellation, primesSseStreams, resumableStreams } from "../../rules.js";
-import type { JsonRpcMessage } from "../../wire/jsonrpc.js";
+import type { JsonRpcMessage, RequestId } from "../../wire/jsonrpc.js";
 import type { Accept } from "./body.js";
 import type { HttpEndpoint } from "./endpoint.js";
 import type { Reply } from "./io.js";
@@ -83,9 +83,17 @@ export class Exchange implements Sink {
       // Shared sessions: the client learns the id only once every process can find the session.
       const stored = this.minting.stored;
       if (stored) {
+        const minted = this.minting;
         stored.then(
           () => this.respond(message),
-          () => this.t.internalError(res, new Error("the session could not be stored")),
+          (err) => {
+            // No session every process can find: none at all (no Mcp-Session-Id), and the client may try again.
+            this.t.legacy.sessions.delete(minted.id);
+            minted.terminate();
+            res.removeHeader("mcp-session-id");
+            const id = !Array.isArray(message) && "id" in message ? (message.id as RequestId) : null;
+            this.t.invalidRequest(res, 503, `Service Unavailable: the session could not be stored (${(err as Error)?.message ?? err}); try again`, id);
+          },
         );
         return;
       }

@@ -30,6 +30,7 @@ export interface Reply {
   readonly destroyed: boolean;
   readonly writableEnded: boolean;
   setHeader(name: string, value: string | number | readonly string[]): unknown;
+  removeHeader(name: string): unknown;
   writeHead(status: number, headers?: Record<string, string>): Reply;
   flushHeaders(): void;
   write(chunk: string): unknown;
@@ -74,6 +75,11 @@ export class FetchReply implements Reply {
 
   setHeader(name: string, value: string | number | readonly string[]): this {
     this.headers[name.toLowerCase()] = Array.isArray(value) ? value.join(", ") : String(value);
+    return this;
+  }
+
+  removeHeader(name: string): this {
+    delete this.headers[name.toLowerCase()];
     return this;
   }
 

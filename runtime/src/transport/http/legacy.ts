@@ -208,9 +208,15 @@ export class LegacyStreamableHttp {
     }
     this.withSession(res, headers, principal, (session) => {
       this.sessions.delete(session.id);
-      // Ended everywhere: on every process sharing it, and in the shared store.
-      session.terminate(true);
-      res.writeHead(200).end();
+      session.terminate();
+      const shared = this.t.shared;
+      if (!shared) return void res.writeHead(200).end();
+      // Shared sessions: answered once the store has forgotten it and every process was told, so that no process
+      // serves it after the client saw its DELETE succeed (spec/2025-11-25/basic/transports.mdx#session-management).
+      shared.terminateEverywhere(session).then(
+        () => res.writeHead(200).end(),
+        (err) => this.t.invalidRequest(res, 503, `Service Unavailable: the session could not be ended everywhere (${(err as Error)?.message ?? err}); try again`, null),
+      );
     });
   }
 }

@@ -246,16 +246,9 @@ export class LegacyHttpSession implements Sink {
     this.streams.delete(stream.n);
   }
 
-  /**
-   * End the session here: its connection, streams and logs. `everywhere` (DELETE): also on every process sharing it,
-   * and in the shared store.
-   */
-  terminate(everywhere = false): void {
-    const shared = this.t.shared;
-    if (shared) {
-      shared.leave(this.id);
-      if (everywhere) shared.terminateEverywhere(this);
-    }
+  /** End the session here: its connection, streams and logs (shared sessions: this process's copy; DELETE ends the rest). */
+  terminate(): void {
+    this.t.shared?.leave(this.id);
     this.connection.close();
     const s = this.stream;
     this.stream = undefined;

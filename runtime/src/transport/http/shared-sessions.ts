@@ -132,17 +132,18 @@ export class SharedSessions {
     return s;
   }
 
-  /** DELETE here: the store forgets the session and its events, then every process ends its copy. */
-  terminateEverywhere(s: LegacyHttpSession): void {
+  /**
+   * DELETE here: the store forgets the session and its events, then every process ends its copy. Resolves once both
+   * are done (the DELETE is answered then); rejects when the store could not delete it.
+   */
+  async terminateEverywhere(s: LegacyHttpSession): Promise<void> {
     this.ended(s.id);
-    // Deleted before the others hear it, so that none restores it from the store in between.
-    this.store.delete(s.id).then(
-      () => this.publish(s.id, { t: "terminate" }),
-      (err) => {
-        warn(`deleting session ${s.id}`)(err);
-        this.publish(s.id, { t: "terminate" });
-      },
-    );
+    try {
+      // Deleted before the others hear it, so that none restores it from the store in between.
+      await this.store.delete(s.id);
+    } finally {
+      this.publish(s.id, { t: "terminate" });
+    }
   }
 
   /** Ids of sessions that ended here lately: never restored again (a stale read of the store cannot revive them). */
@@ -240,7 +241,7 @@ export class SharedSessions {
       case "terminate":
         this.ended(s.id);
         this.t.legacy.sessions.delete(s.id);
-        s.terminate(false);
+        s.terminate();
         return;
     }
   }
