@@ -95,6 +95,33 @@ describe("legacy sessions across processes (Redis)", async () => {
     expect(got.messages.filter((m) => m.method === "notifications/tools/list_changed")).toHaveLength(1);
   });
 
+  it.runIf(available)("the GET stream, dropped on A and resumed with Last-Event-ID on B, is the session's GET stream there: later changes reach it", async () => {
+    const { sid, ua, ub, h } = await open();
+    const get = { accept: "text/event-stream", ...sessionHeaders(sid, LEGACY) };
+    const changed = (events: { data: string }[]) => events.some((e) => e.data.includes("list_changed"));
+    // The GET stream on A carries a change (an event with an id); then its connection drops.
+    const onA = raw(ua, { method: "GET", headers: get, until: changed, timeoutMs: 5000 });
+    await new Promise((r) => setTimeout(r, 300));
+    await raw(ub, { headers: h, body: call(12, "touch") });
+    const first = await onA;
+    const lastId = first.events.filter((e) => e.id).at(-1)!.id!;
+    expect(first.messages.filter((m) => m.method === "notifications/tools/list_changed")).toHaveLength(1);
+    // Resumed on B: the next change, announced on A, arrives there.
+    const onB = raw(ub, { method: "GET", headers: { ...get, "last-event-id": lastId }, until: changed, timeoutMs: 5000 });
+    await new Promise((r) => setTimeout(r, 300));
+    await raw(ua, { headers: h, body: call(13, "touch") });
+    const resumed = await onB;
+    expect(resumed.status).toBe(200);
+    expect(resumed.messages.filter((m) => m.method === "notifications/tools/list_changed")).toHaveLength(1);
+    // Its events have ids a later resumption can name, and one more resumption (back on A) works too.
+    const nextId = resumed.events.filter((e) => e.id).at(-1)?.id;
+    expect(nextId).toMatch(/^\d+-\d+$/);
+    const onA2 = raw(ua, { method: "GET", headers: { ...get, "last-event-id": nextId! }, until: changed, timeoutMs: 5000 });
+    await new Promise((r) => setTimeout(r, 300));
+    await raw(ub, { headers: h, body: call(14, "touch") });
+    expect((await onA2).messages.filter((m) => m.method === "notifications/tools/list_changed")).toHaveLength(1);
+  });
+
   it.runIf(available)("DELETE on B ends the session everywhere: A answers 404 afterwards", async () => {
     const { sid, ua, ub, h } = await open();
     expect((await raw(ua, { headers: h, body: call(10, "echo", { text: "alive" }) })).status).toBe(200);

@@ -73,6 +73,7 @@ export class SharedSessions {
       ...(l.logLevel ? { logLevel: l.logLevel } : {}),
       subscriptions: [...l.subscriptions],
       ...(s.principal ? { principal: { subject: s.principal.subject, ...(s.principal.clientId ? { clientId: s.principal.clientId } : {}) } } : {}),
+      ...(s.getStreams.length ? { getStreams: s.getStreams } : {}),
     };
   }
 
@@ -124,7 +125,9 @@ export class SharedSessions {
     if (!record) return undefined;
     const s = new LegacyHttpSession(this.t, id);
     if (record.principal) s.principal = { subject: record.principal.subject, clientId: record.principal.clientId, scopes: [], claims: {} } as Principal;
-    s.connection.restoreSession(record);
+    const { id: _id, principal: _principal, getStreams, ...state } = record;
+    s.connection.restoreSession(state);
+    s.addGetStreams(getStreams);
     s.registered = true;
     s.touched = Date.now();
     this.t.legacy.sessions.set(id, s);
@@ -159,6 +162,11 @@ export class SharedSessions {
 
   endStream(s: LegacyHttpSession, n: number): void {
     this.store.end(s.id, n, this.idleMs).then(() => this.publish(s.id, { t: "end", n }), warn(`ending a stream of session ${s.id}`));
+  }
+
+  /** The kept events of stream `n` of `s` after `after` (none when the log does not know it). */
+  async replay(s: LegacyHttpSession, n: number, after: number): Promise<LoggedEvent[]> {
+    return (await this.store.read(s.id, n, after))?.events ?? [];
   }
 
   /**
@@ -208,8 +216,12 @@ export class SharedSessions {
     if (m.o === this.origin) return;
     switch (m.t) {
       case "state": {
+        s.addGetStreams(m.record.getStreams);
         const l = s.connection.session;
-        if (!l) return s.connection.restoreSession(m.record);
+        if (!l) {
+          const { id: _id, principal: _principal, getStreams: _streams, ...state } = m.record;
+          return s.connection.restoreSession(state);
+        }
         if (m.record.initialized && !l.initialized) {
           l.initialized = true;
           l.markReady();
