@@ -4,6 +4,7 @@
  * between them, as a round-robin proxy would send it. spec/2025-11-25/basic/transports.mdx#session-management,
  * spec/2025-11-25/basic/transports.mdx#resumability-and-redelivery
  */
+import { Redis } from "ioredis";
 import { afterAll, describe, expect, it } from "vitest";
 import { REDIS_URL, hasRedis } from "../services.js";
 import { type Fixture, initializeBody, jsonPost, raw, sessionHeaders, startFixture } from "./http-helpers.js";
@@ -133,5 +134,25 @@ describe("legacy sessions across processes (Redis)", async () => {
       after = await raw(ua, { headers: h, body: call(11, "echo", { text: "gone?" }) });
     }
     expect(after.status).toBe(404);
+  });
+
+  it.runIf(available)("a DELETE while a POST stream is still open leaves nothing in Redis without an expiry (the stream's end, written after, included)", async () => {
+    const { sid, ua, ub, h } = await open({ elicitation: {} });
+    // A POST on A whose handler waits for an elicitation answer: its stream is open (and logged) when the session ends.
+    const pending = raw(ua, { headers: h, body: call(20, "ask"), timeoutMs: 5000 });
+    const redis = new Redis(REDIS_URL);
+    try {
+      const keys = () => redis.keys(`${prefix}*${sid}*`);
+      for (let i = 0; i < 50 && (await keys()).length < 2; i++) await new Promise((r) => setTimeout(r, 50));
+      expect((await raw(ub, { method: "DELETE", headers: sessionHeaders(sid, LEGACY) })).status).toBe(200);
+      await pending;
+      // The handler ends (its question cancelled) and its stream's end reaches the event log after the DELETE.
+      await new Promise((r) => setTimeout(r, 500));
+      const forever: string[] = [];
+      for (const k of await keys()) if ((await redis.pttl(k)) === -1) forever.push(k);
+      expect(forever).toEqual([]);
+    } finally {
+      redis.disconnect();
+    }
   });
 });

@@ -157,10 +157,13 @@ export class SharedSessions {
 
   /** Keep an event of a resumable stream for other processes, then tell live followers (after it is kept, so a resumption that reads the log first misses nothing). */
   logEvent(s: LegacyHttpSession, n: number, seq: number, text: string): void {
+    // A session that ended here is no longer logged (its keys are deleted; a late handler must not bring them back).
+    if (this.endedIds.has(s.id)) return;
     this.store.append(s.id, n, { seq, text }, this.idleMs).then(() => this.publish(s.id, { t: "event", n, seq, text }), warn(`logging an event of session ${s.id}`));
   }
 
   endStream(s: LegacyHttpSession, n: number): void {
+    if (this.endedIds.has(s.id)) return;
     this.store.end(s.id, n, this.idleMs).then(() => this.publish(s.id, { t: "end", n }), warn(`ending a stream of session ${s.id}`));
   }
 
