@@ -256,6 +256,9 @@ export class SharedSessions {
         this.ended(s.id);
         this.t.legacy.sessions.delete(s.id);
         s.terminate(false);
+        // Events this process logged just before the DELETE (written to the client first, kept in Redis after) may
+        // have reached the store after its delete: drop them again, ordered after them on this process's connection.
+        this.store.drop(s.id).catch(warn(`dropping the events of session ${s.id}`));
         return;
     }
   }
