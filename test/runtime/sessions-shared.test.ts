@@ -5,6 +5,9 @@
  * spec/2025-11-25/basic/transports.mdx#resumability-and-redelivery
  */
 import { Redis } from "ioredis";
+import { createServer as createHttpServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { LocalBus, MemorySessions, createServer, type SessionRecord } from "../../runtime/dist/index.js";
 import { afterAll, describe, expect, it } from "vitest";
 import { REDIS_URL, hasRedis } from "../services.js";
 import { type Fixture, initializeBody, jsonPost, raw, sessionHeaders, startFixture } from "./http-helpers.js";
@@ -154,5 +157,62 @@ describe("legacy sessions across processes (Redis)", async () => {
     } finally {
       redis.disconnect();
     }
+  });
+});
+
+/**
+ * Races no real pair of processes shows on demand: two servers in this process share one session store (a
+ * MemorySessions that says it is shared, whose reads can be held back) and one bus (a LocalBus, delivered to both).
+ */
+describe("legacy sessions across servers (in-process store and bus)", () => {
+  const servers: Server[] = [];
+  afterAll(async () => {
+    for (const s of servers) s.closeAllConnections();
+    await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
+  });
+
+  it("a session restored while another process marks it initialized is initialized: the state announced during the store read is not lost", async () => {
+    /** The store's read returns what the store held when it was asked, after `holdMs` (a slow read racing a write). */
+    class SlowSharedSessions extends MemorySessions {
+      override readonly shared = true as never;
+      holdMs = 0;
+      override async get(id: string): Promise<SessionRecord | undefined> {
+        const now = await super.get(id);
+        if (this.holdMs) await new Promise((r) => setTimeout(r, this.holdMs));
+        return now;
+      }
+    }
+    const store = new SlowSharedSessions();
+    const bus = new LocalBus();
+    const start = async () => {
+      const mcp = createServer({ name: "race", version: "1.0.0", sessions: store, bus });
+      mcp.tool({
+        name: "ask",
+        description: "Elicits a name",
+        inputSchema: { type: "object" },
+        handler: async (_args, ctx) => {
+          const answer = await ctx.elicit({ message: "Your name?", requestedSchema: { type: "object", properties: { name: { type: "string" } }, required: ["name"] } }, { key: "name" });
+          return { content: [{ type: "text" as const, text: `answer: ${(answer.content as { name?: string })?.name}` }] };
+        },
+      });
+      const handler = mcp.nodeHandler({ path: "/mcp" });
+      const http = createHttpServer((req, res) => handler(req, res));
+      servers.push(http);
+      await new Promise<void>((r) => http.listen(0, "127.0.0.1", r));
+      return `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`;
+    };
+    const [ua, ub] = await Promise.all([start(), start()]);
+    const init = await raw(ua, { headers: jsonPost(), body: initializeBody(LEGACY, 1, "race", { elicitation: {} }) });
+    const sid = String(init.headers["mcp-session-id"]);
+    const h = jsonPost(sessionHeaders(sid, LEGACY));
+    // B starts restoring the session (its read sees initialized: false), and meanwhile A receives notifications/initialized.
+    store.holdMs = 300;
+    const asking = raw(ub, { headers: h, body: call(2, "ask"), until: (events) => events.some((e) => e.data.includes("elicitation/create")), timeoutMs: 3000 });
+    await new Promise((r) => setTimeout(r, 50));
+    store.holdMs = 0;
+    expect((await raw(ua, { headers: h, body: { jsonrpc: "2.0", method: "notifications/initialized" } })).status).toBe(202);
+    // B's copy is initialized: the handler's question goes out (before the fix it waited for an initialized it had missed).
+    const asked = await Promise.race([asking, new Promise<never>((_, reject) => setTimeout(() => reject(new Error("B never asked: its copy of the session is not initialized")), 5000))]);
+    expect(asked.messages.some((m) => m.method === "elicitation/create")).toBe(true);
   });
 });

@@ -118,7 +118,21 @@ export class SharedSessions {
    */
   async restore(id: string): Promise<LegacyHttpSession | undefined> {
     if (this.endedIds.has(id)) return undefined;
-    const record = await this.store.get(id);
+    // A change announced while the store is read (e.g. notifications/initialized on another process) may be newer than
+    // what the read returns, and this process hears the session's channel only once it holds the session: listen now.
+    let heard: SessionRecord | undefined;
+    const off = this.bus.subscribe(this.channel(id), (m) => {
+      const message = m as unknown as SessionMessage & { o?: string };
+      if (message.o !== this.origin && message.t === "state") heard = message.record;
+    });
+    let stored: SessionRecord | undefined;
+    try {
+      stored = await this.store.get(id);
+    } finally {
+      off();
+    }
+    // initialized only ever becomes true; the rest is the newest announced state.
+    const record = stored && heard ? { ...stored, ...heard, initialized: stored.initialized || heard.initialized } : stored;
     if (this.endedIds.has(id)) return undefined;
     const existing = this.t.legacy.sessions.get(id);
     if (existing) return existing;
