@@ -81,9 +81,15 @@ export class SharedSessions {
   save(s: LegacyHttpSession): Promise<void> {
     const record = s.registered ? this.record(s) : undefined;
     if (!record) return Promise.resolve();
+    // Announced once stored: a process that hears it and then reads the store (restoring the session) reads it too.
     const stored = this.store.put(record, this.idleMs);
-    stored.catch(warn(`storing session ${s.id}`));
-    this.publish(s.id, { t: "state", record });
+    stored.then(
+      () => this.publish(s.id, { t: "state", record }),
+      (err) => {
+        warn(`storing session ${s.id}`)(err);
+        this.publish(s.id, { t: "state", record });
+      },
+    );
     return stored;
   }
 
