@@ -1,13 +1,15 @@
 #!/usr/bin/env node
-// `npm run bench:scale` (tsx bench/scale.mjs): modern (2026-07-28) tools/call throughput and latency of a generated
-// server (the scale-out rig's project: the everything template plus rig_echo) as one process without nginx, one
-// behind nginx, and three behind nginx (test/deploy/nginx.conf.template, round-robin). The shared stores are
-// configured as in the rig (PostgreSQL task store, shared requestState secret, MCP_REDIS_URL). Every answer is
+// `npm run bench:scale` (tsx bench/scale.mjs): tools/call throughput and latency of a generated server (the scale-out
+// rig's project: the everything template plus rig_echo) as one process without nginx, one behind nginx, and three
+// behind nginx (test/deploy/nginx.conf.template, round-robin), in both eras: modern (2026-07-28, stateless) and
+// legacy (2025-11-25 sessions as the SDK 1.x client makes them: initialize, notifications/initialized, then every
+// call with Mcp-Session-Id, which round-robin sends to any process; the session store is Redis). The shared stores
+// are configured as in the rig (PostgreSQL task store, shared requestState secret, MCP_REDIS_URL). Every answer is
 // checked against its own request (id, client and sequence number). Not a test; see bench/README.md.
 //
 //   env: BENCH_SCALE_CLIENTS (200 virtual clients, one keep-alive connection each), BENCH_SCALE_SECONDS (30),
 //        BENCH_SCALE_WARMUP (3), BENCH_SCALE_ROUNDS (3 interleaved rounds), BENCH_NGINX_WORKERS (auto),
-//        BENCH_SCALE_ONLY (e.g. "direct-1,nginx-3")
+//        BENCH_SCALE_ONLY (e.g. "direct-1,nginx-3,legacy-nginx-3")
 import { readdirSync, readFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import { Pool } from "undici";
@@ -32,15 +34,81 @@ const WORKERS = process.env.BENCH_NGINX_WORKERS ?? "auto";
 const ONLY = process.env.BENCH_SCALE_ONLY?.split(",");
 const ROUNDS = Number(process.env.BENCH_SCALE_ROUNDS ?? 3);
 const REVISION = "2026-07-28";
+const LEGACY = "2025-11-25";
+const HEADERS = {
+  "content-type": "application/json",
+  accept: "application/json, text/event-stream",
+};
 
-/** CLIENTS virtual clients looping tools/call rig_echo for `sec` seconds; each answer must echo its own arguments. */
-async function window(pool, path, sec, counting) {
+/** The JSON-RPC message of a JSON body, or the last of an SSE body. */
+function lastMessage(res, text) {
+  return /^text\/event-stream/.test(res.headers["content-type"])
+    ? JSON.parse(
+        text
+          .split("\n")
+          .filter((l) => l.startsWith("data: ") && l.length > 6)
+          .at(-1)
+          .slice(6),
+      )
+    : JSON.parse(text);
+}
+
+/** A legacy session as the SDK 1.x client opens one: initialize, then notifications/initialized. Returns its id. */
+async function openSession(pool, path, c) {
+  const init = await pool.request({
+    path,
+    method: "POST",
+    headers: HEADERS,
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: {
+        protocolVersion: LEGACY,
+        capabilities: {},
+        clientInfo: { name: `bench-${c}`, version: "1.0.0" },
+      },
+    }),
+  });
+  const sid = init.headers["mcp-session-id"];
+  const text = await init.body.text();
+  if (!sid || lastMessage(init, text).result?.protocolVersion !== LEGACY)
+    throw new Error(
+      `initialize: HTTP ${init.statusCode} ${text.slice(0, 200)}`,
+    );
+  const session = { "mcp-session-id": sid, "mcp-protocol-version": LEGACY };
+  const ack = await pool.request({
+    path,
+    method: "POST",
+    headers: { ...HEADERS, ...session },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      method: "notifications/initialized",
+    }),
+  });
+  await ack.body.dump();
+  if (ack.statusCode !== 202)
+    throw new Error(`initialized: HTTP ${ack.statusCode}`);
+  return session;
+}
+
+/**
+ * CLIENTS virtual clients looping tools/call rig_echo for `sec` seconds; each answer must echo its own arguments.
+ * Legacy: each client opens its session first (not timed) and ends it with DELETE after the window.
+ */
+async function window(pool, path, sec, counting, era = "modern") {
   let stop = false;
   let calls = 0;
   let errors = 0;
   let firstError;
   const latencies = [];
   let nextId = 1;
+  const sessions =
+    era === "legacy"
+      ? await Promise.all(
+          Array.from({ length: CLIENTS }, (_, c) => openSession(pool, path, c)),
+        )
+      : [];
   const client = async (c) => {
     for (let seq = 0; !stop; seq++) {
       const id = nextId++;
@@ -51,10 +119,14 @@ async function window(pool, path, sec, counting) {
         params: {
           name: "rig_echo",
           arguments: { client: c, seq },
-          _meta: {
-            "io.modelcontextprotocol/protocolVersion": REVISION,
-            "io.modelcontextprotocol/clientCapabilities": {},
-          },
+          ...(era === "legacy"
+            ? {}
+            : {
+                _meta: {
+                  "io.modelcontextprotocol/protocolVersion": REVISION,
+                  "io.modelcontextprotocol/clientCapabilities": {},
+                },
+              }),
         },
       });
       const t = performance.now();
@@ -62,25 +134,19 @@ async function window(pool, path, sec, counting) {
         const res = await pool.request({
           path,
           method: "POST",
-          headers: {
-            "content-type": "application/json",
-            accept: "application/json, text/event-stream",
-            "mcp-protocol-version": REVISION,
-            "mcp-method": "tools/call",
-            "mcp-name": "rig_echo",
-          },
+          headers:
+            era === "legacy"
+              ? { ...HEADERS, ...sessions[c] }
+              : {
+                  ...HEADERS,
+                  "mcp-protocol-version": REVISION,
+                  "mcp-method": "tools/call",
+                  "mcp-name": "rig_echo",
+                },
           body,
         });
         const text = await res.body.text();
-        const json = /^text\/event-stream/.test(res.headers["content-type"])
-          ? JSON.parse(
-              text
-                .split("\n")
-                .filter((l) => l.startsWith("data: "))
-                .at(-1)
-                .slice(6),
-            )
-          : JSON.parse(text);
+        const json = lastMessage(res, text);
         const echoed = JSON.parse(json.result?.content?.[0]?.text ?? "null");
         if (
           json.id !== id ||
@@ -106,6 +172,16 @@ async function window(pool, path, sec, counting) {
   stop = true;
   const seconds = (performance.now() - t0) / 1000;
   await Promise.all(loops);
+  await Promise.all(
+    sessions.map(async (session) => {
+      const res = await pool.request({
+        path,
+        method: "DELETE",
+        headers: session,
+      });
+      await res.body.dump();
+    }),
+  );
   return { calls, seconds, latencies, errors, firstError };
 }
 
@@ -170,7 +246,7 @@ function report(name, windows) {
     },
   };
   console.log(
-    `${name.padEnd(26)} ${String(row.callsPerSec).padStart(7)} calls/s (rounds ${row.range.join("-")})   p50 ${String(row.p50Ms).padStart(6)} ms   p99 ${String(row.p99Ms).padStart(6)} ms   CPU µs/call: servers ${row.cpuUsPerCall.servers}, nginx ${row.cpuUsPerCall.nginx}, load generator ${row.cpuUsPerCall.client}   errors ${errors}${firstError ? ` (first: ${firstError.message})` : ""}`,
+    `${name.padEnd(34)} ${String(row.callsPerSec).padStart(7)} calls/s (rounds ${row.range.join("-")})   p50 ${String(row.p50Ms).padStart(6)} ms   p99 ${String(row.p99Ms).padStart(6)} ms   CPU µs/call: servers ${row.cpuUsPerCall.servers}, nginx ${row.cpuUsPerCall.nginx}, load generator ${row.cpuUsPerCall.client}   errors ${errors}${firstError ? ` (first: ${firstError.message})` : ""}`,
   );
   return row;
 }
@@ -196,7 +272,8 @@ try {
     ["nginx-1", "1 process behind nginx"],
     ["nginx-3", "3 processes behind nginx"],
   ]) {
-    if (ONLY && !ONLY.includes(key)) continue;
+    if (ONLY && !ONLY.includes(key) && !ONLY.includes(`legacy-${key}`))
+      continue;
     if (key === "direct-1") {
       const p = await startProcess(project, 0, env);
       stops.push(async () => {
@@ -204,6 +281,7 @@ try {
         await p.exited;
       });
       targets.push({
+        key,
         name,
         url: `http://127.0.0.1:${p.port}/mcp`,
         serverPids: [p.pid],
@@ -215,6 +293,7 @@ try {
       });
       stops.push(() => rig.stop());
       targets.push({
+        key,
         name,
         url: rig.nginx.url,
         serverPids: rig.processes.map((p) => p.pid),
@@ -223,9 +302,23 @@ try {
       });
     }
   }
+  // Each configuration in both eras: the legacy twin of a target shares its processes (and nginx).
+  for (const t of [...targets]) {
+    const key = `legacy-${t.key}`;
+    if (ONLY && !ONLY.includes(key)) continue;
+    targets.push({
+      ...t,
+      key,
+      name: `legacy: ${t.name}`,
+      era: "legacy",
+      windows: [],
+    });
+  }
+  for (let i = targets.length - 1; i >= 0; i--)
+    if (ONLY && !ONLY.includes(targets[i].key)) targets.splice(i, 1);
   for (const t of targets) {
     t.pool = poolFor(t.url);
-    await window(t.pool, new URL(t.url).pathname, WARMUP, () => true);
+    await window(t.pool, new URL(t.url).pathname, WARMUP, () => true, t.era);
   }
   for (let round = 0; round < ROUNDS; round++) {
     for (let i = 0; i < targets.length; i++) {
@@ -238,6 +331,7 @@ try {
         new URL(t.url).pathname,
         SECONDS / ROUNDS,
         () => true,
+        t.era,
       );
       const self = process.cpuUsage(self0);
       w.cpu = {

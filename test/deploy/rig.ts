@@ -18,8 +18,9 @@ export const TEMPLATE = join(ROOT, "test", "deploy", "nginx.conf.template");
 /**
  * Tools the rig adds to the generated server in code (src/rig-tools.ts, registered by src/server.ts), as a user adds
  * what mcp.json cannot declare (a task tool): each names the process that answered, so a test sees where a request
- * went. rig_echo echoes its arguments; rig_ask elicits a name (MRTR) saying which process asked; rig_work runs as a
- * task for `ms` milliseconds, its statusMessage naming the process that runs it.
+ * went. rig_echo echoes its arguments; rig_ask elicits a name (MRTR; in a legacy session an elicitation/create request)
+ * saying which process asked; rig_work runs as a task for `ms` milliseconds, its statusMessage naming the process that
+ * runs it; rig_update announces notifications/resources/updated for `uri` (the everything template has no tool that does).
  */
 const RIG_TOOLS = `import type { McpServer } from "@create-mcp-server/runtime";
 
@@ -62,6 +63,15 @@ export function addRigTools(server: McpServer): McpServer {
       ctx.task?.status(\`running on \${process.pid}\`);
       await sleep(Number(args.ms), ctx.signal);
       return text({ pid: process.pid, tag: args.tag });
+    },
+  });
+  server.tool({
+    name: "rig_update",
+    description: "Announces notifications/resources/updated for uri to its subscribers (on every process)",
+    inputSchema: { type: "object", properties: { uri: { type: "string" } }, required: ["uri"] },
+    handler: (args) => {
+      server.notifyResourceUpdated(String(args.uri));
+      return text({ pid: process.pid, updated: args.uri });
     },
   });
   return server;
@@ -176,15 +186,10 @@ export interface Nginx {
   stop(): Promise<void>;
 }
 
-/** The nginx configuration of nginx.conf.template for these process ports; the first also serves legacy sessions. */
+/** The nginx configuration of nginx.conf.template for these process ports. */
 export function nginxConfig(dir: string, listen: string, ports: number[], workers: number | "auto" = 1): string {
   const line = (p: number) => `        server 127.0.0.1:${p} max_fails=1 fail_timeout=5s;`;
-  return readFileSync(TEMPLATE, "utf8")
-    .replaceAll("{{dir}}", dir)
-    .replaceAll("{{listen}}", listen)
-    .replaceAll("{{servers}}", ports.map(line).join("\n"))
-    .replaceAll("{{legacy}}", line(ports[0]))
-    .replaceAll("{{workers}}", String(workers));
+  return readFileSync(TEMPLATE, "utf8").replaceAll("{{dir}}", dir).replaceAll("{{listen}}", listen).replaceAll("{{servers}}", ports.map(line).join("\n")).replaceAll("{{workers}}", String(workers));
 }
 
 /**

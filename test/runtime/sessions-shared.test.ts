@@ -4,6 +4,10 @@
  * between them, as a round-robin proxy would send it. spec/2025-11-25/basic/transports.mdx#session-management,
  * spec/2025-11-25/basic/transports.mdx#resumability-and-redelivery
  */
+import { Redis } from "ioredis";
+import { createServer as createHttpServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { LocalBus, MemorySessions, createServer, type SessionRecord } from "../../runtime/dist/index.js";
 import { afterAll, describe, expect, it } from "vitest";
 import { REDIS_URL, hasRedis } from "../services.js";
 import { type Fixture, initializeBody, jsonPost, raw, sessionHeaders, startFixture } from "./http-helpers.js";
@@ -105,6 +109,33 @@ describe("legacy sessions across processes (Redis)", async () => {
     expect(got.messages.filter((m) => m.method === "notifications/tools/list_changed")).toHaveLength(1);
   });
 
+  it.runIf(available)("the GET stream, dropped on A and resumed with Last-Event-ID on B, is the session's GET stream there: later changes reach it", async () => {
+    const { sid, ua, ub, h } = await open();
+    const get = { accept: "text/event-stream", ...sessionHeaders(sid, LEGACY) };
+    const changed = (events: { data: string }[]) => events.some((e) => e.data.includes("list_changed"));
+    // The GET stream on A carries a change (an event with an id); then its connection drops.
+    const onA = raw(ua, { method: "GET", headers: get, until: changed, timeoutMs: 5000 });
+    await new Promise((r) => setTimeout(r, 300));
+    await raw(ub, { headers: h, body: call(12, "touch") });
+    const first = await onA;
+    const lastId = first.events.filter((e) => e.id).at(-1)!.id!;
+    expect(first.messages.filter((m) => m.method === "notifications/tools/list_changed")).toHaveLength(1);
+    // Resumed on B: the next change, announced on A, arrives there.
+    const onB = raw(ub, { method: "GET", headers: { ...get, "last-event-id": lastId }, until: changed, timeoutMs: 5000 });
+    await new Promise((r) => setTimeout(r, 300));
+    await raw(ua, { headers: h, body: call(13, "touch") });
+    const resumed = await onB;
+    expect(resumed.status).toBe(200);
+    expect(resumed.messages.filter((m) => m.method === "notifications/tools/list_changed")).toHaveLength(1);
+    // Its events have ids a later resumption can name, and one more resumption (back on A) works too.
+    const nextId = resumed.events.filter((e) => e.id).at(-1)?.id;
+    expect(nextId).toMatch(/^\d+-\d+$/);
+    const onA2 = raw(ua, { method: "GET", headers: { ...get, "last-event-id": nextId! }, until: changed, timeoutMs: 5000 });
+    await new Promise((r) => setTimeout(r, 300));
+    await raw(ub, { headers: h, body: call(14, "touch") });
+    expect((await onA2).messages.filter((m) => m.method === "notifications/tools/list_changed")).toHaveLength(1);
+  });
+
   it.runIf(available)("DELETE on B ends the session everywhere: A answers 404 afterwards", async () => {
     const { sid, ua, ub, h } = await open();
     expect((await raw(ua, { headers: h, body: call(10, "echo", { text: "alive" }) })).status).toBe(200);
@@ -113,5 +144,82 @@ describe("legacy sessions across processes (Redis)", async () => {
     // Answered once the store forgot it and every process was told: at once 404 on A (and on B).
     expect((await raw(ua, { headers: h, body: call(11, "echo", { text: "gone?" }) })).status).toBe(404);
     expect((await raw(ub, { headers: h, body: call(12, "echo", { text: "gone?" }) })).status).toBe(404);
+  });
+
+  it.runIf(available)("a DELETE while a POST stream is still open leaves nothing in Redis without an expiry (the stream's end, written after, included)", async () => {
+    const { sid, ua, ub, h } = await open({ elicitation: {} });
+    // A POST on A whose handler waits for an elicitation answer: its stream is open (and logged) when the session ends.
+    const pending = raw(ua, { headers: h, body: call(20, "ask"), timeoutMs: 5000 });
+    const redis = new Redis(REDIS_URL);
+    try {
+      const keys = () => redis.keys(`${prefix}*${sid}*`);
+      for (let i = 0; i < 50 && (await keys()).length < 2; i++) await new Promise((r) => setTimeout(r, 50));
+      expect((await raw(ub, { method: "DELETE", headers: sessionHeaders(sid, LEGACY) })).status).toBe(200);
+      await pending;
+      // The handler ends (its question cancelled) and its stream's end reaches the event log after the DELETE.
+      await new Promise((r) => setTimeout(r, 500));
+      const forever: string[] = [];
+      for (const k of await keys()) if ((await redis.pttl(k)) === -1) forever.push(k);
+      expect(forever).toEqual([]);
+    } finally {
+      redis.disconnect();
+    }
+  });
+});
+
+/**
+ * Races no real pair of processes shows on demand: two servers in this process share one session store (a
+ * MemorySessions that says it is shared, whose reads can be held back) and one bus (a LocalBus, delivered to both).
+ */
+describe("legacy sessions across servers (in-process store and bus)", () => {
+  const servers: Server[] = [];
+  afterAll(async () => {
+    for (const s of servers) s.closeAllConnections();
+    await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
+  });
+
+  it("a session restored while another process marks it initialized is initialized: the state announced during the store read is not lost", async () => {
+    /** The store's read returns what the store held when it was asked, after `holdMs` (a slow read racing a write). */
+    class SlowSharedSessions extends MemorySessions {
+      override readonly shared = true as never;
+      holdMs = 0;
+      override async get(id: string): Promise<SessionRecord | undefined> {
+        const now = await super.get(id);
+        if (this.holdMs) await new Promise((r) => setTimeout(r, this.holdMs));
+        return now;
+      }
+    }
+    const store = new SlowSharedSessions();
+    const bus = new LocalBus();
+    const start = async () => {
+      const mcp = createServer({ name: "race", version: "1.0.0", sessions: store, bus });
+      mcp.tool({
+        name: "ask",
+        description: "Elicits a name",
+        inputSchema: { type: "object" },
+        handler: async (_args, ctx) => {
+          const answer = await ctx.elicit({ message: "Your name?", requestedSchema: { type: "object", properties: { name: { type: "string" } }, required: ["name"] } }, { key: "name" });
+          return { content: [{ type: "text" as const, text: `answer: ${(answer.content as { name?: string })?.name}` }] };
+        },
+      });
+      const handler = mcp.nodeHandler({ path: "/mcp" });
+      const http = createHttpServer((req, res) => handler(req, res));
+      servers.push(http);
+      await new Promise<void>((r) => http.listen(0, "127.0.0.1", r));
+      return `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`;
+    };
+    const [ua, ub] = await Promise.all([start(), start()]);
+    const init = await raw(ua, { headers: jsonPost(), body: initializeBody(LEGACY, 1, "race", { elicitation: {} }) });
+    const sid = String(init.headers["mcp-session-id"]);
+    const h = jsonPost(sessionHeaders(sid, LEGACY));
+    // B starts restoring the session (its read sees initialized: false), and meanwhile A receives notifications/initialized.
+    store.holdMs = 300;
+    const asking = raw(ub, { headers: h, body: call(2, "ask"), until: (events) => events.some((e) => e.data.includes("elicitation/create")), timeoutMs: 3000 });
+    await new Promise((r) => setTimeout(r, 50));
+    store.holdMs = 0;
+    expect((await raw(ua, { headers: h, body: { jsonrpc: "2.0", method: "notifications/initialized" } })).status).toBe(202);
+    // B's copy is initialized: the handler's question goes out (before the fix it waited for an initialized it had missed).
+    const asked = await Promise.race([asking, new Promise<never>((_, reject) => setTimeout(() => reject(new Error("B never asked: its copy of the session is not initialized")), 5000))]);
+    expect(asked.messages.some((m) => m.method === "elicitation/create")).toBe(true);
   });
 });

@@ -73,6 +73,8 @@ export class RedisSessions implements SessionStore, EventLog {
     m.xadd(key, "*", "end", "1");
     m.pexpire(key, idleMs);
     m.sadd(this.streamsKey(sessionId), key);
+    // Expires like append's: an end written after the session was deleted (a handler ending late) must not stay forever.
+    m.pexpire(this.streamsKey(sessionId), idleMs);
     await m.exec();
   }
 

@@ -20,10 +20,15 @@ export interface SessionRecord {
   subscriptions: string[];
   /** The principal that opened it (authorization): another principal's requests are refused. */
   principal?: { subject: string; clientId?: string };
+  /**
+   * The numbers of the session's GET streams (resumable revisions), most recent last, whichever process opened them:
+   * a GET with Last-Event-ID naming one is a resumption of the GET stream, served as the GET stream wherever it lands.
+   */
+  getStreams?: number[];
 }
 
 /** What a process needs to go on serving a session another one opened (the record, less what the transport keeps). */
-export type SessionState = Omit<SessionRecord, "id" | "principal">;
+export type SessionState = Omit<SessionRecord, "id" | "principal" | "getStreams">;
 
 export interface SessionStore {
   readonly shared: boolean;

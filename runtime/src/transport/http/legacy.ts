@@ -4,7 +4,7 @@
  * spec/2025-11-25/basic/transports.mdx#session-management, spec/2025-11-25/basic/transports.mdx#resumability-and-redelivery
  */
 import { legacyHeaderCheck } from "../../protocol/classify.js";
-import { hasSessions, resumableStreams, transports } from "../../rules.js";
+import { type Revision, hasSessions, resumableStreams, transports } from "../../rules.js";
 import { isId, isObject, one, parseAccept, type Accept } from "./body.js";
 import type { HttpEndpoint } from "./endpoint.js";
 import { Exchange } from "./exchange.js";
@@ -150,9 +150,19 @@ export class LegacyStreamableHttp {
     // Resumption: replay what followed Last-Event-ID on the stream it names, and only there. spec/2025-11-25/basic/transports.mdx#resumability-and-redelivery
     const resumed = revision && lastEventId !== undefined && resumableStreams(revision) ? session.lookup(lastEventId) : undefined;
     if (resumed === "unknown" && this.t.shared) {
-      // Shared sessions: a stream another process wrote, replayed from the event log and followed until it ends.
       const [n, after] = lastEventId!.split("-").map(Number);
       const shared = this.t.shared;
+      // A GET stream another process carried (its connection dropped there): the GET stream again, here; its
+      // logged events after Last-Event-ID first. spec/2025-11-25/basic/transports.mdx#resumability-and-redelivery
+      if (session.getStreams.includes(n)) {
+        if (session.stream && !session.stream.destroyed) return this.t.invalidRequest(res, 409, "Conflict: this session already has a GET stream");
+        shared.replay(session, n, after).then(
+          (events) => this.openGetStream(res, session, revision, undefined, events),
+          (err) => this.t.internalError(res, err),
+        );
+        return;
+      }
+      // Shared sessions: a stream another process wrote, replayed from the event log and followed until it ends.
       shared
         .resumeRemote(session, n, after, res, () => {
           this.t.startSse(res, 200, session);
@@ -186,11 +196,28 @@ export class LegacyStreamableHttp {
     }
     // One GET stream per session, so that no message goes to two streams.
     if (session.stream && !session.stream.destroyed) return this.t.invalidRequest(res, 409, "Conflict: this session already has a GET stream");
+    this.openGetStream(res, session, revision, resumed?.after);
+  }
+
+  /**
+   * `res` becomes the session's GET stream here: resumed after `after` (its own log), or after `replayed` events
+   * another process wrote on its GET stream (shared sessions), then what waited for it.
+   */
+  private openGetStream(res: Reply, session: LegacyHttpSession, revision: Revision | undefined, after?: number, replayed: { text: string }[] = []): void {
+    if (res.destroyed) return;
     session.stream = res;
     this.t.startSse(res, 200, session);
     if (revision && resumableStreams(revision)) {
-      session.standalone ??= session.openStream(res, false);
-      if (resumed) session.standalone.resume(res, resumed.after);
+      if (!session.standalone) {
+        session.standalone = session.openStream(res, false);
+        // Shared sessions: the stream's number is kept with the session, so that a GET resuming it may land anywhere.
+        if (this.t.shared) {
+          session.addGetStreams([session.standalone.n]);
+          void this.t.shared.save(session);
+        }
+      }
+      for (const e of replayed) res.write(e.text);
+      if (after !== undefined) session.standalone.resume(res, after);
       else session.standalone.attach(res);
     }
     for (const m of session.backlog.splice(0)) session.send(m);

@@ -133,6 +133,8 @@ export class LegacyHttpSession implements Sink {
   stream?: Reply;
   /** The GET stream's events, in a resumable revision (kept across reconnections). */
   standalone?: SessionStream;
+  /** Shared sessions: the numbers of the session's GET streams on every process, most recent last (at most 16). */
+  getStreams: number[] = [];
   /** Unsolicited messages waiting for a GET stream (bounded). */
   backlog: JsonRpcMessage[] = [];
   lastSeen = Date.now();
@@ -202,6 +204,12 @@ export class LegacyHttpSession implements Sink {
     stream.attach(res);
     if (prime) stream.write();
     return stream;
+  }
+
+  /** Shared sessions: GET stream numbers another process opened (or this one), kept with the session. */
+  addGetStreams(numbers: number[] | undefined): void {
+    if (!numbers?.length) return;
+    this.getStreams = [...new Set([...this.getStreams, ...numbers])].slice(-16);
   }
 
   /** `stream` has ended: past ENDED_LOGS ended streams, the oldest one's log goes. */

@@ -73,6 +73,7 @@ export class SharedSessions {
       ...(l.logLevel ? { logLevel: l.logLevel } : {}),
       subscriptions: [...l.subscriptions],
       ...(s.principal ? { principal: { subject: s.principal.subject, ...(s.principal.clientId ? { clientId: s.principal.clientId } : {}) } } : {}),
+      ...(s.getStreams.length ? { getStreams: s.getStreams } : {}),
     };
   }
 
@@ -80,9 +81,15 @@ export class SharedSessions {
   save(s: LegacyHttpSession): Promise<void> {
     const record = s.registered ? this.record(s) : undefined;
     if (!record) return Promise.resolve();
+    // Announced once stored: a process that hears it and then reads the store (restoring the session) reads it too.
     const stored = this.store.put(record, this.idleMs);
-    stored.catch(warn(`storing session ${s.id}`));
-    this.publish(s.id, { t: "state", record });
+    stored.then(
+      () => this.publish(s.id, { t: "state", record }),
+      (err) => {
+        warn(`storing session ${s.id}`)(err);
+        this.publish(s.id, { t: "state", record });
+      },
+    );
     return stored;
   }
 
@@ -117,14 +124,30 @@ export class SharedSessions {
    */
   async restore(id: string): Promise<LegacyHttpSession | undefined> {
     if (this.endedIds.has(id)) return undefined;
-    const record = await this.store.get(id);
+    // A change announced while the store is read (e.g. notifications/initialized on another process) may be newer than
+    // what the read returns, and this process hears the session's channel only once it holds the session: listen now.
+    let heard: SessionRecord | undefined;
+    const off = this.bus.subscribe(this.channel(id), (m) => {
+      const message = m as unknown as SessionMessage & { o?: string };
+      if (message.o !== this.origin && message.t === "state") heard = message.record;
+    });
+    let stored: SessionRecord | undefined;
+    try {
+      stored = await this.store.get(id);
+    } finally {
+      off();
+    }
+    // initialized only ever becomes true; the rest is the newest announced state.
+    const record = stored && heard ? { ...stored, ...heard, initialized: stored.initialized || heard.initialized } : stored;
     if (this.endedIds.has(id)) return undefined;
     const existing = this.t.legacy.sessions.get(id);
     if (existing) return existing;
     if (!record) return undefined;
     const s = new LegacyHttpSession(this.t, id);
     if (record.principal) s.principal = { subject: record.principal.subject, clientId: record.principal.clientId, scopes: [], claims: {} } as Principal;
-    s.connection.restoreSession(record);
+    const { id: _id, principal: _principal, getStreams, ...state } = record;
+    s.connection.restoreSession(state);
+    s.addGetStreams(getStreams);
     s.registered = true;
     s.touched = Date.now();
     this.t.legacy.sessions.set(id, s);
@@ -155,11 +178,19 @@ export class SharedSessions {
 
   /** Keep an event of a resumable stream for other processes, then tell live followers (after it is kept, so a resumption that reads the log first misses nothing). */
   logEvent(s: LegacyHttpSession, n: number, seq: number, text: string): void {
+    // A session that ended here is no longer logged (its keys are deleted; a late handler must not bring them back).
+    if (this.endedIds.has(s.id)) return;
     this.store.append(s.id, n, { seq, text }, this.idleMs).then(() => this.publish(s.id, { t: "event", n, seq, text }), warn(`logging an event of session ${s.id}`));
   }
 
   endStream(s: LegacyHttpSession, n: number): void {
+    if (this.endedIds.has(s.id)) return;
     this.store.end(s.id, n, this.idleMs).then(() => this.publish(s.id, { t: "end", n }), warn(`ending a stream of session ${s.id}`));
+  }
+
+  /** The kept events of stream `n` of `s` after `after` (none when the log does not know it). */
+  async replay(s: LegacyHttpSession, n: number, after: number): Promise<LoggedEvent[]> {
+    return (await this.store.read(s.id, n, after))?.events ?? [];
   }
 
   /**
@@ -209,8 +240,12 @@ export class SharedSessions {
     if (m.o === this.origin) return;
     switch (m.t) {
       case "state": {
+        s.addGetStreams(m.record.getStreams);
         const l = s.connection.session;
-        if (!l) return s.connection.restoreSession(m.record);
+        if (!l) {
+          const { id: _id, principal: _principal, getStreams: _streams, ...state } = m.record;
+          return s.connection.restoreSession(state);
+        }
         if (m.record.initialized && !l.initialized) {
           l.initialized = true;
           l.markReady();
@@ -242,6 +277,9 @@ export class SharedSessions {
         this.ended(s.id);
         this.t.legacy.sessions.delete(s.id);
         s.terminate();
+        // Events this process logged just before the DELETE (written to the client first, kept in Redis after) may
+        // have reached the store after its delete: drop them again, ordered after them on this process's connection.
+        this.store.drop(s.id).catch(warn(`dropping the events of session ${s.id}`));
         return;
     }
   }
