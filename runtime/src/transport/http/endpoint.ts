@@ -362,9 +362,12 @@ export class HttpEndpoint {
     this.readJson(req, res, accept, (value) => {
       if (!Array.isArray(value) && !isObject(value)) return this.invalidRequest(res, 400, "Invalid Request: the body must be a JSON-RPC message");
       const sid = this.servesLegacy ? one(req.headers["mcp-session-id"]) : undefined;
-      // Shared sessions: a session opened on another process is restored from the store first.
-      if (sid !== undefined && this.shared && !this.legacy.sessions.has(sid)) {
-        this.shared.restore(sid).then(
+      // Shared sessions: a session opened on another process is restored from the store first; one held here is
+      // confirmed there (another process may have ended it).
+      const shared = this.shared;
+      if (sid !== undefined && shared) {
+        const here = this.legacy.sessions.get(sid);
+        (here ? shared.confirm(here) : shared.restore(sid)).then(
           () => this.routePost(req, res, value, accept, sid, principal),
           (err) => this.internalError(res, err),
         );

@@ -78,8 +78,9 @@ export class LegacyStreamableHttp {
   private withSession(res: Reply, headers: HeaderBag, principal: Principal | undefined, found: (s: LegacyHttpSession) => void): void {
     const id = one(headers["mcp-session-id"])!;
     const here = this.sessions.get(id);
-    if (!here && this.t.shared) {
-      this.t.shared.restore(id).then(
+    const shared = this.t.shared;
+    if (shared) {
+      (here ? shared.confirm(here).then((live) => (live ? here : undefined)) : shared.restore(id)).then(
         (s) => this.checkSession(res, headers, principal, s, found),
         (err) => this.t.internalError(res, err),
       );

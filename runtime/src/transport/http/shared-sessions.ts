@@ -93,6 +93,20 @@ export class SharedSessions {
     return stored;
   }
 
+  /**
+   * Whether the store still has `s` (one read per request of a shared session): a session another process ended
+   * answers 404 here from the moment its DELETE was answered, not once the bus has told this process
+   * (spec/2025-11-25/basic/transports.mdx#session-management). A session gone from the store ends here too.
+   */
+  async confirm(s: LegacyHttpSession): Promise<boolean> {
+    if (this.endedIds.has(s.id)) return false;
+    if (await this.store.get(s.id)) return true;
+    this.ended(s.id);
+    if (this.t.legacy.sessions.get(s.id) === s) this.t.legacy.sessions.delete(s.id);
+    s.terminate();
+    return false;
+  }
+
   /** The session was used here: keep it alive in the store (at most every quarter of the idle time). */
   touch(s: LegacyHttpSession): void {
     const now = Date.now();
