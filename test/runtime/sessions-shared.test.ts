@@ -178,7 +178,7 @@ describe("legacy sessions across servers (in-process store and bus)", () => {
     await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
   });
 
-  it("a session restored while another process marks it initialized is initialized: the state announced during the store read is not lost", async () => {
+  const harness = async () => {
     /** The store's read returns what the store held when it was asked, after `holdMs` (a slow read racing a write). */
     class SlowSharedSessions extends MemorySessions {
       override readonly shared = true as never;
@@ -209,6 +209,11 @@ describe("legacy sessions across servers (in-process store and bus)", () => {
       return `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`;
     };
     const [ua, ub] = await Promise.all([start(), start()]);
+    return { store, ua, ub };
+  };
+
+  it("a session restored while another process marks it initialized is initialized: the state announced during the store read is not lost", async () => {
+    const { store, ua, ub } = await harness();
     const init = await raw(ua, { headers: jsonPost(), body: initializeBody(LEGACY, 1, "race", { elicitation: {} }) });
     const sid = String(init.headers["mcp-session-id"]);
     const h = jsonPost(sessionHeaders(sid, LEGACY));
@@ -221,5 +226,20 @@ describe("legacy sessions across servers (in-process store and bus)", () => {
     // B's copy is initialized: the handler's question goes out (before the fix it waited for an initialized it had missed).
     const asked = await Promise.race([asking, new Promise<never>((_, reject) => setTimeout(() => reject(new Error("B never asked: its copy of the session is not initialized")), 5000))]);
     expect(asked.messages.some((m) => m.method === "elicitation/create")).toBe(true);
+  });
+
+  it("a session ended (DELETE on A) while B reads it from the store is not restored on B: B answers 404", async () => {
+    const { store, ua, ub } = await harness();
+    const init = await raw(ua, { headers: jsonPost(), body: initializeBody(LEGACY, 1, "race", {}) });
+    const sid = String(init.headers["mcp-session-id"]);
+    const h = jsonPost(sessionHeaders(sid, LEGACY));
+    expect((await raw(ua, { headers: h, body: { jsonrpc: "2.0", method: "notifications/initialized" } })).status).toBe(202);
+    // B's read sees the session; A's DELETE lands while B waits for it.
+    store.holdMs = 300;
+    const onB = raw(ub, { headers: h, body: { jsonrpc: "2.0", id: 2, method: "tools/list" } });
+    await new Promise((r) => setTimeout(r, 50));
+    store.holdMs = 0;
+    expect((await raw(ua, { method: "DELETE", headers: sessionHeaders(sid, LEGACY) })).status).toBe(200);
+    expect((await onB).status).toBe(404);
   });
 });

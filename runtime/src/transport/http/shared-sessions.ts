@@ -139,11 +139,14 @@ export class SharedSessions {
   async restore(id: string): Promise<LegacyHttpSession | undefined> {
     if (this.endedIds.has(id)) return undefined;
     // A change announced while the store is read (e.g. notifications/initialized on another process) may be newer than
-    // what the read returns, and this process hears the session's channel only once it holds the session: listen now.
+    // what the read returns, or the session may end meanwhile, and this process hears the session's channel only once
+    // it holds the session: listen now.
     let heard: SessionRecord | undefined;
     const off = this.bus.subscribe(this.channel(id), (m) => {
       const message = m as unknown as SessionMessage & { o?: string };
       if (message.o !== this.origin && message.t === "state") heard = message.record;
+      // Ended meanwhile (DELETE on another process after the read began): never restored.
+      if (message.o !== this.origin && message.t === "terminate") this.ended(id);
     });
     let stored: SessionRecord | undefined;
     try {
