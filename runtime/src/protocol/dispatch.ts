@@ -40,7 +40,8 @@ import { HandlerContext } from "./context.js";
 import { askInRound, inputRequired, openRound } from "./input-rounds.js";
 import { listen } from "./listen.js";
 import { InFlight, type Principal, type RequestScope, type Sink } from "./request.js";
-import { Tasks, declaresTasksExtension, missingTasksExtension, tasksFor } from "./tasks.js";
+import { declaresTasksExtension, missingTasksExtension, tasksFor } from "./tasks.js";
+import { isTaskMethod, taskMethodsFor } from "./task-methods.js";
 
 type Result = Record<string, unknown>;
 type MethodHandler = (server: McpServer, params: Result, ctx: HandlerContext) => Result | Promise<Result>;
@@ -72,11 +73,11 @@ const METHODS: Readonly<Record<string, MethodHandler>> = {
   "prompts/get": (s, p, ctx) => getPrompt(s, ctx.revision, p, ctx),
   "completion/complete": (s, p, ctx) => complete(s, ctx.revision, p, ctx.principal),
   // Task methods: which exist in the revision in force is the rules module's (taskMethods).
-  "tasks/get": (s, p, ctx) => tasksFor(s).get(ctx.revision, p, ctx.scope),
-  "tasks/result": (s, p, ctx) => tasksFor(s).result(ctx.revision, p, ctx.scope),
-  "tasks/list": (s, p, ctx) => tasksFor(s).list(ctx.revision, p, ctx.scope),
-  "tasks/cancel": (s, p, ctx) => tasksFor(s).cancel(ctx.revision, p, ctx.scope),
-  "tasks/update": (s, p, ctx) => tasksFor(s).update(ctx.revision, p, ctx.scope),
+  "tasks/get": (s, p, ctx) => taskMethodsFor(s).get(ctx.revision, p, ctx.scope),
+  "tasks/result": (s, p, ctx) => taskMethodsFor(s).result(ctx.revision, p, ctx.scope),
+  "tasks/list": (s, p, ctx) => taskMethodsFor(s).list(ctx.revision, p, ctx.scope),
+  "tasks/cancel": (s, p, ctx) => taskMethodsFor(s).cancel(ctx.revision, p, ctx.scope),
+  "tasks/update": (s, p, ctx) => taskMethodsFor(s).update(ctx.revision, p, ctx.scope),
   "subscriptions/listen": (s, p, ctx) => listen(s, p, ctx, ctx.sink, ctx.scope.peer?.listens ?? ctx.scope.listens, ctx.scope.peer?.transport === "stdio"),
 };
 
@@ -163,7 +164,7 @@ export class Dispatcher {
     const method = req.method;
     // Unknown to this revision, or removed from it (initialize, ping, logging/setLevel, resources/subscribe … to a modern peer): -32601.
     // The tasks extension's methods are not in the 2026-07-28 core schema; the rules module lists them (taskMethods).
-    const taskMethod = Tasks.isTaskMethod(revision, method);
+    const taskMethod = isTaskMethod(revision, method);
     if (!METHODS[method] || (!taskMethod && (methodKind(revision, method) !== "request" || !methodFlows(revision, method, "client→server"))) || !this.served(revision, method, taskMethod)) {
       return sink.send(errorResponse(revision, req.id, errorCode(revision, "METHOD_NOT_FOUND")!, `Method not found: ${method}`));
     }

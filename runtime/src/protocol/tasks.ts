@@ -13,19 +13,21 @@
  *   become the task's `inputRequests`, answered by tasks/update; notifications/tasks on subscriptions/listen.
  *   spec/extensions/tasks/modelcontextprotocol-ext-tasks/specification/2026-07-28/tasks.md
  *
+ * The task methods (tasks/get, result, list, cancel, update) are task-methods.ts's.
+ *
  * Task state lives only in the TaskStore (state/task-store.ts); this module keeps just the handlers this process is
  * running, to abort them (tasks/cancel, TTL) and to hand them their answers.
  */
-import { type Revision, cancelOfTerminalTask, describeErrors, errorCode, isRevision, methodFlows, taskMethods, taskWireForm, toolErrorTaskStatus, validatorsFor } from "../rules.js";
+import { type Revision, describeErrors, errorCode, methodFlows, taskWireForm, toolErrorTaskStatus, validatorsFor } from "../rules.js";
 import { MissingCapabilityError, type McpServer } from "../server/server.js";
-import { type TaskChange, type TaskRecord, type TaskStore, isTerminal } from "../state/task-store.js";
+import type { TaskChange, TaskRecord, TaskStore } from "../state/task-store.js";
 import { type CompiledTool, inRevision } from "../server/registry.js";
 import { callTool, resolveToolCall, runTool, toolFailure } from "../server/tools.js";
 import type { TaskSupport, ToolResult } from "../server/types.js";
 import { encodeResult } from "../wire/encode.js";
 import { McpError, type JsonRpcMessage } from "../wire/jsonrpc.js";
 import { META_RELATED_TASK, TASKS_EXTENSION } from "../wire/meta.js";
-import { createTaskResult, encodeDetailedTask, encodeTask } from "../wire/tasks.js";
+import { createTaskResult, encodeTask } from "../wire/tasks.js";
 import type { HandlerContext } from "./context.js";
 import { InFlight, type RequestScope, type Sink } from "./request.js";
 import { randomId } from "./mrtr.js";
@@ -64,7 +66,7 @@ export function missingTasksExtension(): MissingCapabilityError {
 }
 
 /** One task this process is running. */
-class TaskRun implements TaskHandle {
+export class TaskRun implements TaskHandle {
   /**
    * The run is a task from now on (extension: its first macrotask passed unsettled): its asks go to the task, not the
    * request, once it is stored (`ready`).
@@ -452,115 +454,9 @@ export class Tasks {
     }
   }
 
-  // ---- the task methods ----
-
-  /** The task `taskId` names, if the caller owns it; unknown, expired and other owners' tasks are all -32602 alike. */
-  private async owned(revision: Revision, params: Result, scope: RequestScope): Promise<TaskRecord> {
-    const invalid = errorCode(revision, "INVALID_PARAMS")!;
-    if (typeof params.taskId !== "string") throw new McpError(invalid, "Invalid params: taskId must be a string");
-    const t = await this.store.get(params.taskId);
-    // Requests for another context's tasks MUST be rejected (spec/2025-11-25/basic/utilities/tasks.mdx#task-isolation-and-access-control);
-    // and a task of one wire form does not exist for the other (its result is encoded for its own revision).
-    if (!t || t.owner !== taskOwner(scope) || !isRevision(t.revision) || taskWireForm(t.revision) !== taskWireForm(revision)) {
-      throw new McpError(invalid, `Invalid params: unknown task ${JSON.stringify(params.taskId.length > 64 ? `${params.taskId.slice(0, 64)}…` : params.taskId)}`);
-    }
-    return t;
-  }
-
-  /** tasks/get: the Task (core) or the DetailedTask (extension). */
-  async get(revision: Revision, params: Result, scope: RequestScope): Promise<Result> {
-    const t = await this.owned(revision, params, scope);
-    return taskWireForm(revision) === "core" ? encodeTask(revision, t) : encodeDetailedTask(revision, t);
-  }
-
-  /**
-   * tasks/result (core): wait until the task is terminal, then exactly the underlying outcome, with the related-task
-   * `_meta`. spec/2025-11-25/basic/utilities/tasks.mdx#result-retrieval
-   */
-  async result(revision: Revision, params: Result, scope: RequestScope): Promise<Result> {
-    let t = await this.owned(revision, params, scope);
-    if (!isTerminal(t.status)) t = await this.terminal(t, scope, errorCode(revision, "INVALID_PARAMS")!);
-    if (t.error) throw new McpError(t.error.code, t.error.message, t.error.data);
-    if (!t.result) throw new McpError(errorCode(revision, "INTERNAL_ERROR")!, `the task was ${t.status}${t.statusMessage ? `: ${t.statusMessage}` : ""}; it has no result`);
-    return { ...t.result, _meta: { ...((t.result._meta as Result) ?? {}), [META_RELATED_TASK]: { taskId: t.taskId } } };
-  }
-
-  /**
-   * Wait until the task is terminal. A task deleted meanwhile (its TTL passed) is an unknown task: `invalidParams`, as
-   * for any unknown id, never a wait without end.
-   */
-  private terminal(t: TaskRecord, scope: RequestScope, invalidParams: number): Promise<TaskRecord> {
-    const run = this.runs.get(t.taskId);
-    const signal = scope.flight!.signal;
-    if (run) run.resultStreams.add(scope.sink);
-    return new Promise<TaskRecord>((resolve, reject) => {
-      let expiry: ReturnType<typeof setTimeout> | undefined;
-      if (t.ttlMs !== null) {
-        expiry = setTimeout(
-          () =>
-            void this.store.get(t.taskId).then(
-              (c) => (c ? c && isTerminal(c.status) && done(c) : done(undefined, new McpError(invalidParams, `Invalid params: unknown task ${JSON.stringify(t.taskId)} (its TTL elapsed)`))),
-              (err) => done(undefined, err),
-            ),
-          Math.max(0, t.createdAt + t.ttlMs - Date.now()) + 5,
-        );
-        expiry.unref?.();
-      }
-      const done = (value?: TaskRecord, err?: unknown) => {
-        clearTimeout(expiry);
-        stop();
-        signal.removeEventListener("abort", onAbort);
-        run?.resultStreams.delete(scope.sink);
-        if (value) resolve(value);
-        else reject(err);
-      };
-      const stop = this.onChange((c) => c.taskId === t.taskId && isTerminal(c.status) && done(c));
-      const onAbort = () => done(undefined, signal.reason);
-      signal.addEventListener("abort", onAbort, { once: true });
-      // It may have ended between the read and the subscription.
-      void this.store.get(t.taskId).then((c) => c && isTerminal(c.status) && done(c));
-    });
-  }
-
-  /** tasks/list (core): the caller's tasks, paginated. spec/2025-11-25/basic/utilities/tasks.mdx#task-listing */
-  async list(revision: Revision, params: Result, scope: RequestScope): Promise<Result> {
-    // The cursor is the last task id of the previous page: as opaque as the ids themselves.
-    const cursor = params.cursor as string | undefined;
-    let page;
-    try {
-      page = await this.store.list(taskOwner(scope), cursor, this.server.options.pageSize);
-    } catch (err) {
-      if (err instanceof RangeError) throw new McpError(errorCode(revision, "INVALID_PARAMS")!, "Invalid params: invalid cursor");
-      throw err;
-    }
-    return { tasks: page.tasks.map((t) => encodeTask(revision, t)), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
-  }
-
-  /**
-   * tasks/cancel. Core: a terminal task is -32602, otherwise it is cancelled before the response, which is the task.
-   * Extension: an empty acknowledgement, also for a terminal task (rules: cancelOfTerminalTask).
-   */
-  async cancel(revision: Revision, params: Result, scope: RequestScope): Promise<Result> {
-    const t = await this.owned(revision, params, scope);
-    if (isTerminal(t.status)) {
-      if (cancelOfTerminalTask(revision) === "acknowledge") return {};
-      throw new McpError(errorCode(revision, "INVALID_PARAMS")!, `Invalid params: task ${t.taskId} is already ${t.status}`);
-    }
-    const after = (await this.store.update(t.taskId, { status: "cancelled", statusMessage: "cancelled by the client" })) ?? t;
-    return taskWireForm(revision) === "core" ? encodeTask(revision, after) : {};
-  }
-
-  /** tasks/update (extension): answers to outstanding input requests; unknown or answered keys are ignored. */
-  async update(revision: Revision, params: Result, scope: RequestScope): Promise<Result> {
-    if (!isObject(params.inputResponses)) throw new McpError(errorCode(revision, "INVALID_PARAMS")!, "Invalid params: inputResponses must be an object");
-    const t = await this.owned(revision, params, scope);
-    await this.store.answer(t.taskId, params.inputResponses);
-    return {};
-  }
-
-  /** Whether `method` is a task method of `revision` (rules: taskMethods). */
-  static isTaskMethod(revision: Revision, method: string): boolean {
-    return taskMethods(revision).includes(method);
+  /** The run of task `taskId` if this process executes it (a waiting tasks/result registers its stream there). */
+  runOf(taskId: string): TaskRun | undefined {
+    return this.runs.get(taskId);
   }
 }
 
