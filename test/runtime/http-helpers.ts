@@ -4,6 +4,7 @@ import { request as httpRequest, type IncomingHttpHeaders } from "node:http";
 import { join } from "node:path";
 import { createParser } from "eventsource-parser";
 import * as rules from "../../out/rules.js";
+import { ClientError } from "../../runtime/dist/index.js";
 import { ROOT } from "../helpers.js";
 
 export const HTTP_FIXTURE = join(ROOT, "test", "fixtures", "http-fixture.mjs");
@@ -182,4 +183,15 @@ export async function rssMb(pid: number): Promise<number> {
   const status = await readFile(`/proc/${pid}/status`, "utf8");
   const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN);
   return kb / 1024;
+}
+
+/** The JSON-RPC error a client request was answered with (fails when it succeeded or failed otherwise). */
+export async function rejects(p: Promise<unknown>): Promise<ClientError> {
+  try {
+    await p;
+  } catch (err) {
+    if (err instanceof ClientError) return err;
+    throw err;
+  }
+  throw new Error("expected a JSON-RPC error");
 }

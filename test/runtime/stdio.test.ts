@@ -6,9 +6,10 @@
  */
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { ClientError, McpClient, StdioClientTransport } from "../../runtime/dist/index.js";
+import { McpClient, StdioClientTransport } from "../../runtime/dist/index.js";
 import * as rules from "../../out/rules.js";
 import { OUT, ROOT } from "../helpers.js";
+import { rejects } from "./http-helpers.js";
 
 const FIXTURE = join(ROOT, "test", "fixtures", "stdio-fixture.mjs");
 const ALL = rules.REVISIONS;
@@ -44,16 +45,6 @@ async function valid(client: McpClient, method: string, params: Record<string, u
   const v = await resultValidator(client.revision!, method);
   expect(v(result), `${method} result invalid for ${client.revision}: ${JSON.stringify(v.errors)}`).toBe(true);
   return result;
-}
-
-async function rejects(p: Promise<unknown>): Promise<ClientError> {
-  try {
-    await p;
-  } catch (err) {
-    if (err instanceof ClientError) return err;
-    throw err;
-  }
-  throw new Error("expected a JSON-RPC error");
 }
 
 /** Send raw lines and collect `count` messages. */

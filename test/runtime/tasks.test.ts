@@ -9,9 +9,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { ClientError, McpClient, StdioClientTransport, StreamableHttpClientTransport } from "../../runtime/dist/index.js";
+import { McpClient, StdioClientTransport, StreamableHttpClientTransport } from "../../runtime/dist/index.js";
 import { ROOT } from "../helpers.js";
-import { type Fixture, jsonPost, modernMeta, raw, startFixture } from "./http-helpers.js";
+import { type Fixture, jsonPost, modernMeta, raw, rejects, startFixture } from "./http-helpers.js";
 
 const FIXTURE = join(ROOT, "test", "fixtures", "tasks-fixture.mjs");
 const CORE = "2025-11-25";
@@ -24,16 +24,6 @@ const closers: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
   await Promise.all(closers.splice(0).map((c) => c().catch(() => {})));
 });
-
-async function rejects(p: Promise<unknown>): Promise<ClientError> {
-  try {
-    await p;
-  } catch (err) {
-    if (err instanceof ClientError) return err;
-    throw err;
-  }
-  throw new Error("expected a JSON-RPC error");
-}
 
 /** Poll tasks/get until `done` holds (10 s at most). */
 async function until(client: McpClient, taskId: string, done: (t: Record<string, any>) => boolean, options = {}): Promise<Record<string, any>> {
