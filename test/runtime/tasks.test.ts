@@ -167,6 +167,17 @@ describe("2025-11-25 core tasks over stdio", () => {
     expect([busy.code, busy.message]).toEqual([-32603, expect.stringContaining("4 tasks running in this server")]);
   });
 
+  it("a task store that cannot be made stops the server at start, naming the setting (not at the first task call)", async () => {
+    const { spawnSync } = await import("node:child_process");
+    for (const [env, said] of [
+      [{ MCP_TASK_STORE: "bogus" }, "MCP_TASK_STORE=bogus: expected memory, sqlite:<path>, postgres or redis"],
+      [{ MCP_TASK_STORE: "postgres", MCP_DATABASE_URL: "" }, "MCP_TASK_STORE: the postgres task store needs a URL"],
+    ] as const) {
+      const r = spawnSync(process.execPath, [FIXTURE], { env: { ...process.env, ...env }, input: "", encoding: "utf8", timeout: 10_000 });
+      expect([r.status, r.stderr.includes(said), r.stdout]).toEqual([1, true, ""]);
+    }
+  });
+
   it("a task past its TTL is gone (-32602), its handler aborted", async () => {
     const client = await stdioClient();
     const { task } = (await client.request("tools/call", { name: "work", arguments: { ms: 10_000 }, task: { ttl: 300 } })) as any;
