@@ -51,6 +51,32 @@ for (const subject of SUBJECTS) {
       expect(await a.get(record.id)).toBeUndefined();
     });
 
+    it.runIf(available)("changes are applied in the store, each over the others: initialized stays, subscriptions are a set, GET streams a bounded list; a missing session stays missing", async () => {
+      const a = store();
+      const b = other(a);
+      const record = { id: id(), revision: "2025-11-25", clientCapabilities: {}, clientInfo: { name: "c", version: "1" }, initialized: false, subscriptions: [] };
+      await a.put(record, 10_000);
+      // Two processes, each with its own older view, change the session at once: neither undoes the other.
+      await Promise.all([a.update(record.id, { initialized: true }, 10_000), b.update(record.id, { getStream: 2 ** 48 - 1 }, 10_000), b.update(record.id, { subscribe: "test://a" }, 10_000)]);
+      await a.update(record.id, { logLevel: "debug" }, 10_000);
+      await b.update(record.id, { subscribe: "test://b" }, 10_000);
+      await b.update(record.id, { subscribe: "test://a" }, 10_000);
+      await a.update(record.id, { unsubscribe: "test://a" }, 10_000);
+      const got = await b.get(record.id);
+      expect(got).toEqual({ ...record, initialized: true, logLevel: "debug", subscriptions: ["test://b"], getStreams: [2 ** 48 - 1] });
+      // GET stream numbers: most recent last, at most 16, a repeated one moved to the end.
+      for (let n = 1; n <= 20; n++) await (n % 2 ? a : b).update(record.id, { getStream: n }, 10_000);
+      await a.update(record.id, { getStream: 7 }, 10_000);
+      expect((await b.get(record.id))!.getStreams).toEqual([5, 6, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 7]);
+      // An update keeps the session for the idle time it gives.
+      await a.update(record.id, { logLevel: "info" }, 200);
+      await sleep(300);
+      expect(await b.get(record.id)).toBeUndefined();
+      // An update never brings back a session that expired or was deleted.
+      await a.update(record.id, { initialized: true }, 10_000);
+      expect(await b.get(record.id)).toBeUndefined();
+    });
+
     it.runIf(available)("the event log replays a stream after an event id, bounded, knows when it ended, and is dropped with its session", async () => {
       const a = store();
       const b = other(a);

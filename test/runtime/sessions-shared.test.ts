@@ -178,19 +178,39 @@ describe("legacy sessions across servers (in-process store and bus)", () => {
     await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
   });
 
-  const harness = async () => {
-    /** The store's read returns what the store held when it was asked, after `holdMs` (a slow read racing a write). */
+  /** A bus whose messages reach every subscriber `delayMs` later (pub/sub carrying them between processes). */
+  class SlowBus extends LocalBus {
+    delayMs = 0;
+    override publish(channel: string, message: Record<string, unknown>): void {
+      if (!this.delayMs) return super.publish(channel, message);
+      setTimeout(() => super.publish(channel, message), this.delayMs);
+    }
+  }
+  const harness = async (count = 2) => {
+    /**
+     * The store's read returns what the store held when it was asked, after `holdMs` (a slow read racing a write);
+     * its writes are applied `writeHoldMs` after they are asked, in the order asked (a busy Redis).
+     */
     class SlowSharedSessions extends MemorySessions {
       override readonly shared = true as never;
       holdMs = 0;
+      writeHoldMs = 0;
       override async get(id: string): Promise<SessionRecord | undefined> {
         const now = await super.get(id);
         if (this.holdMs) await new Promise((r) => setTimeout(r, this.holdMs));
         return now;
       }
+      override async put(...args: Parameters<MemorySessions["put"]>): Promise<void> {
+        if (this.writeHoldMs) await new Promise((r) => setTimeout(r, this.writeHoldMs));
+        return super.put(...args);
+      }
+      override async update(...args: Parameters<MemorySessions["update"]>): Promise<void> {
+        if (this.writeHoldMs) await new Promise((r) => setTimeout(r, this.writeHoldMs));
+        return super.update(...args);
+      }
     }
     const store = new SlowSharedSessions();
-    const bus = new LocalBus();
+    const bus = new SlowBus();
     const start = async () => {
       const mcp = createServer({ name: "race", version: "1.0.0", sessions: store, bus });
       mcp.tool({
@@ -208,8 +228,8 @@ describe("legacy sessions across servers (in-process store and bus)", () => {
       await new Promise<void>((r) => http.listen(0, "127.0.0.1", r));
       return `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`;
     };
-    const [ua, ub] = await Promise.all([start(), start()]);
-    return { store, ua, ub };
+    const [ua, ub, uc] = await Promise.all(Array.from({ length: count }, start));
+    return { store, bus, ua, ub, uc };
   };
 
   it("a session restored while another process marks it initialized is initialized: the state announced during the store read is not lost", async () => {
@@ -241,5 +261,27 @@ describe("legacy sessions across servers (in-process store and bus)", () => {
     store.holdMs = 0;
     expect((await raw(ua, { method: "DELETE", headers: sessionHeaders(sid, LEGACY) })).status).toBe(200);
     expect((await onB).status).toBe(404);
+  });
+
+  it("a process whose copy missed notifications/initialized when it saved a change does not make the store forget it: a third process restoring later can ask the client", async () => {
+    const { store, bus, ua, ub, uc } = await harness(3);
+    const init = await raw(ua, { headers: jsonPost(), body: initializeBody(LEGACY, 1, "race", { elicitation: {} }) });
+    const sid = String(init.headers["mcp-session-id"]);
+    const h = jsonPost(sessionHeaders(sid, LEGACY));
+    // Redis busy: writes land 100 ms after they are asked, announcements 150 ms after they are sent.
+    store.writeHoldMs = 100;
+    bus.delayMs = 150;
+    // notifications/initialized lands on B (202 at once; its write still on its way), then the client's GET on A,
+    // whose copy has not heard it yet: opening the GET stream is a change of the session A stores too.
+    expect((await raw(ub, { headers: h, body: { jsonrpc: "2.0", method: "notifications/initialized" } })).status).toBe(202);
+    await raw(ua, { method: "GET", headers: { accept: "text/event-stream", ...sessionHeaders(sid, LEGACY) }, timeoutMs: 50 });
+    await new Promise((r) => setTimeout(r, 500));
+    store.writeHoldMs = 0;
+    bus.delayMs = 0;
+    // C's first request of the session restores it from the store, after every announcement: its copy must be
+    // initialized (before, A's write of its stale view had overwritten B's, and C waited forever to ask).
+    const asking = raw(uc, { headers: h, body: call(2, "ask"), until: (events) => events.some((e) => e.data.includes("elicitation/create")), timeoutMs: 3000 });
+    const asked = await Promise.race([asking, new Promise<never>((_, reject) => setTimeout(() => reject(new Error("C never asked: its copy of the session is not initialized")), 3000))]);
+    expect(asked.messages.some((m) => m.method === "elicitation/create")).toBe(true);
   });
 });

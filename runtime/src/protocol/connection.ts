@@ -18,7 +18,7 @@ import { dispatcherFor, type Dispatcher } from "./dispatch.js";
 import { randomId } from "./mrtr.js";
 import { changeNotification, handshake, markInitialized, restoredSession, type LegacyPeer, type LegacySession } from "./legacy-session.js";
 import type { InFlight, Principal, RequestScope, Sink } from "./request.js";
-import type { SessionState } from "../state/sessions.js";
+import type { SessionChange, SessionState } from "../state/sessions.js";
 
 export { META_PROTOCOL_VERSION, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_SUBSCRIPTION_ID } from "../wire/meta.js";
 export type { Sink } from "./request.js";
@@ -32,8 +32,8 @@ export interface ConnectionOptions {
   id?: string;
   /** Prefix of the ids of this link's server→client requests, unique per process where several serve the session. */
   requestIdPrefix?: string;
-  /** The session changed (handshake, initialized, log level, subscriptions): where sessions are shared, store it. */
-  onSessionChange?: (session: LegacySession) => void;
+  /** The session changed (initialized, log level, subscriptions): where sessions are shared, store the change. */
+  onSessionChange?: (session: LegacySession, change: SessionChange) => void;
   /** A client response to no request of this process: it may be another process's (shared sessions). */
   onForeignResponse?: (response: JsonRpcResponse) => void;
 }
@@ -93,13 +93,27 @@ export class Connection implements LegacyPeer {
   }
 
   /** The session's state changed: tell whoever keeps it (shared sessions). */
-  sessionChanged(): void {
-    if (this.session) this.options.onSessionChange?.(this.session);
+  sessionChanged(change: SessionChange): void {
+    if (this.session) this.options.onSessionChange?.(this.session, change);
   }
 
   /** Resume a session another process opened, from its stored state (shared sessions). */
   restoreSession(state: SessionState): void {
     this.session = restoredSession(state);
+  }
+
+  /**
+   * A change another process made to the session (shared sessions), applied here as the store applied it:
+   * initialized (held notifications of requests still running here go out, asks waiting for it proceed), the log
+   * level, a subscription.
+   */
+  applySessionChange(change: SessionChange): void {
+    const session = this.session;
+    if (!session) return;
+    if ("initialized" in change) markInitialized(session, (id) => this.inFlight.has(id));
+    else if ("logLevel" in change) session.logLevel = change.logLevel as LegacySession["logLevel"];
+    else if ("subscribe" in change) session.subscriptions.add(change.subscribe);
+    else if ("unsubscribe" in change) session.subscriptions.delete(change.unsubscribe);
   }
 
   /** A response that another process's link received for a request of this one (shared sessions). */
@@ -258,7 +272,7 @@ export class Connection implements LegacyPeer {
       case "notifications/initialized":
         if (this.session && !this.session.initialized) {
           markInitialized(this.session, (id) => this.inFlight.has(id));
-          this.sessionChanged();
+          this.sessionChanged({ initialized: true });
         }
         return;
       case "notifications/cancelled": {

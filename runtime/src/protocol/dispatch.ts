@@ -64,11 +64,11 @@ const METHODS: Readonly<Record<string, MethodHandler>> = {
   "resources/subscribe": (s, p, ctx) => (
     requireScopes({ scopes: scopesFor(s, "resources/subscribe", p) }, ctx.principal, ctx.revision, `resource ${String(p.uri)}`),
     ctx.scope.peer!.session!.subscriptions.add(p.uri as string),
-    ctx.scope.peer!.sessionChanged?.(),
+    ctx.scope.peer!.sessionChanged?.({ subscribe: p.uri as string }),
     {}
   ),
-  "resources/unsubscribe": (_s, p, ctx) => (ctx.scope.peer!.session!.subscriptions.delete(p.uri as string), ctx.scope.peer!.sessionChanged?.(), {}),
-  "logging/setLevel": (_s, p, ctx) => ((ctx.scope.peer!.session!.logLevel = p.level as LoggingLevel), ctx.scope.peer!.sessionChanged?.(), {}),
+  "resources/unsubscribe": (_s, p, ctx) => (ctx.scope.peer!.session!.subscriptions.delete(p.uri as string), ctx.scope.peer!.sessionChanged?.({ unsubscribe: p.uri as string }), {}),
+  "logging/setLevel": (_s, p, ctx) => ((ctx.scope.peer!.session!.logLevel = p.level as LoggingLevel), ctx.scope.peer!.sessionChanged?.({ logLevel: p.level as string }), {}),
   "prompts/list": (s, p, ctx) => listPrompts(s, ctx.revision, p, ctx.principal),
   "prompts/get": (s, p, ctx) => getPrompt(s, ctx.revision, p, ctx),
   "completion/complete": (s, p, ctx) => complete(s, ctx.revision, p, ctx.principal),

@@ -4,6 +4,7 @@
  * change notifications it is sent. Nothing here is visible to modern requests.
  * spec/2025-11-25/basic/lifecycle.mdx
  */
+import type { SessionChange } from "../state/sessions.js";
 import type { LoggingLevel } from "../../../out/latest.js";
 import { type Revision, errorCode, hasField, methodFlows, validatorsFor, describeErrors } from "../rules.js";
 import type { McpServer, ServerEvent } from "../server/server.js";
@@ -42,8 +43,8 @@ export interface LegacyPeer {
   session?: LegacySession;
   /** Ends of this link's subscriptions/listen streams (the link's end ends them). */
   readonly listens: Set<() => void>;
-  /** The session's state changed (log level, subscriptions): where sessions are shared, it is stored. */
-  sessionChanged?(): void;
+  /** The session's state changed (log level, subscriptions): where sessions are shared, the change is stored. */
+  sessionChanged?(change: SessionChange): void;
   /** A server→client request (legacy only). */
   askClient(scope: RequestScope, method: string, params: Record<string, unknown> | undefined): Promise<Record<string, unknown>>;
 }

@@ -30,11 +30,39 @@ export interface SessionRecord {
 /** What a process needs to go on serving a session another one opened (the record, less what the transport keeps). */
 export type SessionState = Omit<SessionRecord, "id" | "principal" | "getStreams">;
 
+/**
+ * One change of a session, as the process that saw it stores and announces it. Changes, not whole records: a process
+ * whose copy has not yet heard another's change (notifications/initialized on B while A opens the GET stream) must not
+ * write its older view over it. Each change commutes with the others but an opposite one for the same URI:
+ * `initialized` only ever becomes true, subscriptions are a set, GET stream numbers a bounded list.
+ */
+export type SessionChange = { initialized: true } | { logLevel: string } | { subscribe: string } | { unsubscribe: string } | { getStream: number };
+
+/** How many GET stream numbers a session keeps (most recent last). */
+export const MAX_GET_STREAMS = 16;
+
+/** `record` with `change` applied (a new record; `record` is not modified). */
+export function applySessionChange(record: SessionRecord, change: SessionChange): SessionRecord {
+  const next = { ...record, subscriptions: [...record.subscriptions] };
+  if ("initialized" in change) next.initialized = true;
+  else if ("logLevel" in change) next.logLevel = change.logLevel;
+  else if ("subscribe" in change) {
+    if (!next.subscriptions.includes(change.subscribe)) next.subscriptions.push(change.subscribe);
+  } else if ("unsubscribe" in change) next.subscriptions = next.subscriptions.filter((uri) => uri !== change.unsubscribe);
+  else if ("getStream" in change) next.getStreams = [...(record.getStreams ?? []).filter((n) => n !== change.getStream), change.getStream].slice(-MAX_GET_STREAMS);
+  return next;
+}
+
 export interface SessionStore {
   readonly shared: boolean;
   get(id: string): Promise<SessionRecord | undefined>;
-  /** Store (or replace) a session, to be forgotten after `idleMs` without a touch. */
+  /** Store a new session (replacing any of its id), to be forgotten after `idleMs` without a touch. */
   put(record: SessionRecord, idleMs: number): Promise<void>;
+  /**
+   * Apply one change to a stored session, atomically with respect to every other change (applySessionChange), and
+   * keep it `idleMs` longer. A session the store does not have (expired, deleted) stays absent.
+   */
+  update(id: string, change: SessionChange, idleMs: number): Promise<void>;
   /** The session was used: keep it `idleMs` longer. */
   touch(id: string, idleMs: number): Promise<void>;
   delete(id: string): Promise<void>;
@@ -78,6 +106,11 @@ export class MemorySessions implements SessionStore, EventLog {
   }
   async put(record: SessionRecord, idleMs: number): Promise<void> {
     this.sessions.set(record.id, { record: structuredClone(record), until: Date.now() + idleMs });
+  }
+  async update(id: string, change: SessionChange, idleMs: number): Promise<void> {
+    const s = this.sessions.get(id);
+    if (!s || s.until < Date.now()) return;
+    this.sessions.set(id, { record: applySessionChange(s.record, change), until: Date.now() + idleMs });
   }
   async touch(id: string, idleMs: number): Promise<void> {
     const s = this.sessions.get(id);

@@ -37,7 +37,7 @@ export class LegacyStreamableHttp {
     // Shared sessions: stored before the client can learn the id, so that its next request may land on any process.
     if (this.t.shared) {
       this.t.shared.join(session);
-      session.stored = this.t.shared.save(session);
+      session.stored = this.t.shared.create(session);
     }
   }
 
@@ -214,7 +214,7 @@ export class LegacyStreamableHttp {
         // Shared sessions: the stream's number is kept with the session, so that a GET resuming it may land anywhere.
         if (this.t.shared) {
           session.addGetStreams([session.standalone.n]);
-          void this.t.shared.save(session);
+          void this.t.shared.change(session, { getStream: session.standalone.n });
         }
       }
       for (const e of replayed) res.write(e.text);

@@ -165,7 +165,7 @@ export class LegacyHttpSession implements Sink {
             // Server→client request ids unique among the processes serving the session; a client's answer that lands on
             // another process comes back over the bus, and one for another process goes there.
             requestIdPrefix: `${shared.origin}-`,
-            onSessionChange: () => void shared.save(this),
+            onSessionChange: (_session, change) => void shared.change(this, change),
             onForeignResponse: (response) => shared.publish(id, { t: "response", message: response }),
           }
         : { ...LEGACY, id },

@@ -3,7 +3,8 @@
  * shared session store, its resumable streams' events in a shared event log, and what one process must tell another
  * goes over the server's message bus on the session's channel:
  *
- * - `state`: the session changed (initialized, log level, subscriptions): every process's copy follows;
+ * - `change`: the session changed (initialized, log level, subscriptions, a GET stream): every process's copy applies
+ *   the change, as the store did (a change, never a whole copy, so that no process's older view undoes another's);
  * - `response`: a client's answer to a server→client request that another process sent (the handler waits there);
  * - `out`: a message for the session's GET stream, wherever it is open;
  * - `event` / `end`: a resumable stream's events, for a client that resumed it on another process;
@@ -14,14 +15,14 @@
 import { randomId } from "../../protocol/mrtr.js";
 import type { Principal } from "../../protocol/request.js";
 import type { BusMessage, MessageBus } from "../../state/bus.js";
-import type { EventLog, LoggedEvent, SessionRecord, SessionStore } from "../../state/sessions.js";
+import { type EventLog, type LoggedEvent, type SessionChange, type SessionRecord, type SessionStore, applySessionChange } from "../../state/sessions.js";
 import type { JsonRpcMessage, JsonRpcResponse } from "../../wire/jsonrpc.js";
 import type { HttpEndpoint } from "./endpoint.js";
 import type { Reply } from "./io.js";
 import { LegacyHttpSession } from "./sessions.js";
 
 type SessionMessage =
-  | { t: "state"; record: SessionRecord }
+  | { t: "change"; change: SessionChange }
   | { t: "response"; message: JsonRpcResponse }
   | { t: "out"; message: JsonRpcMessage }
   | { t: "event"; n: number; seq: number; text: string }
@@ -77,17 +78,28 @@ export class SharedSessions {
     };
   }
 
-  /** A session was opened or changed here: store it, and tell the processes that hold a copy. Resolves once stored. */
-  save(s: LegacyHttpSession): Promise<void> {
+  /** A session was opened here: store it (no other process holds a copy yet). Resolves once stored. */
+  create(s: LegacyHttpSession): Promise<void> {
     const record = s.registered ? this.record(s) : undefined;
     if (!record) return Promise.resolve();
-    // Announced once stored: a process that hears it and then reads the store (restoring the session) reads it too.
     const stored = this.store.put(record, this.idleMs);
+    stored.catch(warn(`storing session ${s.id}`));
+    return stored;
+  }
+
+  /**
+   * The session changed here (this process's copy has the change already): the store applies the change, then every
+   * process holding a copy hears it. Announced once stored, so a process that hears it and then reads the store
+   * (restoring the session) reads it too; announced also when the store failed, so the copies agree meanwhile.
+   */
+  change(s: LegacyHttpSession, change: SessionChange): Promise<void> {
+    if (!s.registered) return Promise.resolve();
+    const stored = this.store.update(s.id, change, this.idleMs);
     stored.then(
-      () => this.publish(s.id, { t: "state", record }),
+      () => this.publish(s.id, { t: "change", change }),
       (err) => {
-        warn(`storing session ${s.id}`)(err);
-        this.publish(s.id, { t: "state", record });
+        warn(`storing a change of session ${s.id}`)(err);
+        this.publish(s.id, { t: "change", change });
       },
     );
     return stored;
@@ -141,10 +153,10 @@ export class SharedSessions {
     // A change announced while the store is read (e.g. notifications/initialized on another process) may be newer than
     // what the read returns, or the session may end meanwhile, and this process hears the session's channel only once
     // it holds the session: listen now.
-    let heard: SessionRecord | undefined;
+    const heard: SessionChange[] = [];
     const off = this.bus.subscribe(this.channel(id), (m) => {
       const message = m as unknown as SessionMessage & { o?: string };
-      if (message.o !== this.origin && message.t === "state") heard = message.record;
+      if (message.o !== this.origin && message.t === "change") heard.push(message.change);
       // Ended meanwhile (DELETE on another process after the read began): never restored.
       if (message.o !== this.origin && message.t === "terminate") this.ended(id);
     });
@@ -154,8 +166,8 @@ export class SharedSessions {
     } finally {
       off();
     }
-    // initialized only ever becomes true; the rest is the newest announced state.
-    const record = stored && heard ? { ...stored, ...heard, initialized: stored.initialized || heard.initialized } : stored;
+    // The changes heard meanwhile, applied over the read (those the read already has are applied again: they commute).
+    const record = stored && heard.reduce(applySessionChange, stored);
     if (this.endedIds.has(id)) return undefined;
     const existing = this.t.legacy.sessions.get(id);
     if (existing) return existing;
@@ -256,21 +268,10 @@ export class SharedSessions {
   private receive(s: LegacyHttpSession, m: SessionMessage & { o?: string }): void {
     if (m.o === this.origin) return;
     switch (m.t) {
-      case "state": {
-        s.addGetStreams(m.record.getStreams);
-        const l = s.connection.session;
-        if (!l) {
-          const { id: _id, principal: _principal, getStreams: _streams, ...state } = m.record;
-          return s.connection.restoreSession(state);
-        }
-        if (m.record.initialized && !l.initialized) {
-          l.initialized = true;
-          l.markReady();
-        }
-        l.logLevel = m.record.logLevel as typeof l.logLevel;
-        l.subscriptions = new Set(m.record.subscriptions);
+      case "change":
+        if ("getStream" in m.change) s.addGetStreams([m.change.getStream]);
+        else s.connection.applySessionChange(m.change);
         return;
-      }
       case "response":
         s.connection.settleForeign(m.message);
         return;
