@@ -6,10 +6,11 @@
 import { Redis } from "ioredis";
 import { afterAll, describe, expect, it } from "vitest";
 import { REDIS_URL, hasRedis } from "../services.js";
-import { type Fixture, jsonPost, raw, sessionHeaders, startFixture } from "./http-helpers.js";
+import { type Fixture, initializeBody, jsonPost, raw, sessionHeaders, startFixture } from "./http-helpers.js";
 
 const LEGACY = "2025-11-25";
 const call = (id: number, name: string, args: Record<string, unknown> = {}) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args } });
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe("legacy sessions across processes, adversarially (Redis)", async () => {
   const available = await hasRedis();
@@ -32,6 +33,16 @@ describe("legacy sessions across processes, adversarially (Redis)", async () => 
     }
     return { ua: a.url, ub: b.url };
   };
+  const open = async (capabilities: Record<string, unknown> = {}) => {
+    const { ua, ub } = await both();
+    const init = await raw(ua, { headers: jsonPost(), body: initializeBody(LEGACY, 1, "adv", capabilities) });
+    expect(init.status).toBe(200);
+    const sid = String(init.headers["mcp-session-id"]);
+    const ack = await raw(ub, { headers: jsonPost(sessionHeaders(sid, LEGACY)), body: { jsonrpc: "2.0", method: "notifications/initialized" } });
+    expect(ack.status).toBe(202);
+    return { sid, ua, ub, h: jsonPost(sessionHeaders(sid, LEGACY)), get: { accept: "text/event-stream", ...sessionHeaders(sid, LEGACY) } };
+  };
+
   it.runIf(available)("a session kept in the older layout (one JSON string at session:<id>) is still served, and DELETE ends it, on either process", async () => {
     const { ua, ub } = await both();
     const sid = "oldLayoutSession0000000000000000";
@@ -52,4 +63,37 @@ describe("legacy sessions across processes, adversarially (Redis)", async () => 
       redis.disconnect();
     }
   });
+
+  it.runIf(available)("a stream of A resumed twice at once on B: the second is refused (409) and the first ends with the stream", async () => {
+    const { ua, ub, h, get } = await open();
+    const first = await raw(ua, { headers: h, body: call(2, "two_parts", { ms: 1200 }), until: (events) => events.some((e) => e.data.includes("part 1")) });
+    const lastId = first.events.filter((e) => e.id).at(-1)!.id!;
+    const started = Date.now();
+    let firstEnded = 0;
+    const one = raw(ub, { method: "GET", headers: { ...get, "last-event-id": lastId }, timeoutMs: 6000 }).then((r) => ((firstEnded = Date.now() - started), r));
+    await sleep(200);
+    const two = await raw(ub, { method: "GET", headers: { ...get, "last-event-id": lastId }, timeoutMs: 6000 });
+    expect(two.status).toBe(409);
+    const r1 = await one;
+    expect(r1.messages.find((m) => m.id === 2)?.result.content[0].text).toBe("both parts");
+    expect(firstEnded).toBeLessThan(5000);
+  });
+
+  it.runIf(available)(
+    "odd Last-Event-IDs (huge, zero, negative, another session's stream) on a process that did not write them: an empty stream or a fresh GET stream, and the process lives",
+    async () => {
+      const one = await open();
+      const other = await open();
+      const theirs = await raw(other.ua, { headers: other.h, body: call(2, "two_parts", { ms: 10 }) });
+      const theirId = theirs.events.filter((e) => e.id).at(-1)!.id!;
+      for (const id of ["999999999999999-999999999999999", "0-0", "-1-1", "1-", "x", theirId, `${theirId.split("-")[0]}-0`]) {
+        const r = await raw(one.ub, { method: "GET", headers: { ...one.get, "last-event-id": id }, timeoutMs: 400 });
+        expect(r.status).toBe(200);
+        // Never another session's events.
+        expect(r.messages.some((m) => m.id === 2)).toBe(false);
+      }
+      expect((await raw(one.ub, { headers: one.h, body: call(3, "echo", { text: "alive" }) })).status).toBe(200);
+      expect((await raw(one.ua, { headers: one.h, body: call(4, "echo", { text: "alive" }) })).status).toBe(200);
+    },
+  );
 });

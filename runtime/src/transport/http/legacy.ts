@@ -171,6 +171,7 @@ export class LegacyStreamableHttp {
         })
         .then(
           (known) => {
+            if (known === "busy") return this.t.invalidRequest(res, 409, "Conflict: that stream is already connected");
             if (known) return;
             this.t.startSse(res, 200, session);
             this.t.untrack(res);

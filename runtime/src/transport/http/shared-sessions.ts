@@ -224,15 +224,23 @@ export class SharedSessions {
 
   /**
    * Resume, on `res`, stream `n` of `s` that another process wrote: replay its logged events after `after`, then carry
-   * its live events until it ends. False when the log does not know the stream (nothing was written to `res`).
+   * its live events until it ends. False when the log does not know the stream, "busy" when this process carries it
+   * already on another connection (nothing was written to `res`).
    */
-  async resumeRemote(s: LegacyHttpSession, n: number, after: number, res: Reply, start: () => void): Promise<boolean> {
+  async resumeRemote(s: LegacyHttpSession, n: number, after: number, res: Reply, start: () => void): Promise<boolean | "busy"> {
     // Follow first, then read: an event kept after the read arrives live; one kept before is in the read.
     let byStream = this.followers.get(s.id);
     if (!byStream) this.followers.set(s.id, (byStream = new Map()));
+    // One connection per stream, as for a stream of this process (409): a second follower would replace the first,
+    // which would then never hear the stream's end and stay open for ever.
+    const current = byStream.get(n);
+    if (current && !current.res.destroyed && !current.res.writableEnded) return "busy";
     const follower: Follower = { res, seq: after, replaying: true, buffered: [] };
     byStream.set(n, follower);
-    const log = await this.store.read(s.id, n, after);
+    const log = await this.store.read(s.id, n, after).catch((err: unknown) => {
+      byStream.delete(n);
+      throw err;
+    });
     if (!log) {
       byStream.delete(n);
       return false;
