@@ -64,6 +64,22 @@ describe("legacy sessions across processes, adversarially (Redis)", async () => 
     }
   });
 
+  it.runIf(available)("a second GET stream of the session on another process: a change notification goes out on one stream, not on both", async () => {
+    const { ua, ub, h, get } = await open();
+    const changed = (events: { data: string }[]) => events.some((e) => e.data.includes("list_changed"));
+    const onA = raw(ua, { method: "GET", headers: get, until: changed, timeoutMs: 1500 });
+    await sleep(300);
+    const onB = raw(ub, { method: "GET", headers: get, until: changed, timeoutMs: 1500 });
+    await sleep(300);
+    await raw(ua, { headers: h, body: call(2, "touch") });
+    const [ra, rb] = await Promise.all([onA, onB]);
+    const count = (r: { messages: { method?: string }[] }) => r.messages.filter((m) => m.method === "notifications/tools/list_changed").length;
+    // spec/2025-11-25/basic/transports.mdx#multiple-connections: each message on only one of the connected streams.
+    expect(count(ra) + count(rb)).toBe(1);
+    // The newest one carries it; the older one on A was ended.
+    expect(count(rb)).toBe(1);
+  });
+
   it.runIf(available)("a stream of A resumed twice at once on B: the second is refused (409) and the first ends with the stream", async () => {
     const { ua, ub, h, get } = await open();
     const first = await raw(ua, { headers: h, body: call(2, "two_parts", { ms: 1200 }), until: (events) => events.some((e) => e.data.includes("part 1")) });

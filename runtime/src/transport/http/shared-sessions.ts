@@ -8,6 +8,7 @@
  * - `response`: a client's answer to a server→client request that another process sent (the handler waits there);
  * - `out`: a message for the session's GET stream, wherever it is open;
  * - `event` / `end`: a resumable stream's events, for a client that resumed it on another process;
+ * - `get`: the session's GET stream opened on another process: the one open here (if any) ends;
  * - `terminate`: DELETE (or expiry) on one process ends the session everywhere.
  *
  * spec/2025-11-25/basic/transports.mdx#session-management, spec/2025-11-25/basic/transports.mdx#resumability-and-redelivery
@@ -27,6 +28,7 @@ type SessionMessage =
   | { t: "out"; message: JsonRpcMessage }
   | { t: "event"; n: number; seq: number; text: string }
   | { t: "end"; n: number }
+  | { t: "get" }
   | { t: "terminate" };
 
 /** A resumed stream carried here for another process's stream: events up to `seq` written; live ones wait while the log is replayed. */
@@ -297,6 +299,17 @@ export class SharedSessions {
           this.followers.get(s.id)!.delete(m.n);
           this.endFollower(f.res);
         }
+        return;
+      }
+      case "get": {
+        // One GET stream per session across the processes too, the newest: else a change notification, which every
+        // process hears and writes to its own, would go out on two streams. Its events stay logged for a resumption.
+        // spec/2025-11-25/basic/transports.mdx#multiple-connections
+        const res = s.stream;
+        if (!res || res.writableEnded) return;
+        s.stream = undefined;
+        this.t.untrack(res);
+        res.end();
         return;
       }
       case "terminate":
