@@ -113,3 +113,83 @@ describe("legacy sessions across processes, adversarially (Redis)", async () => 
     },
   );
 });
+
+/** A TCP proxy to Redis that can stop carrying bytes (a Redis that hangs, or a network that drops packets) or go away. */
+async function redisProxy() {
+  const { createServer, connect } = await import("node:net");
+  const target = new URL(REDIS_URL);
+  const sockets = new Set<import("node:net").Socket>();
+  let frozen = false;
+  const server = createServer((client) => {
+    const upstream = connect(Number(target.port), target.hostname);
+    for (const s of [client, upstream]) {
+      sockets.add(s);
+      s.on("error", () => {});
+      s.on("close", () => sockets.delete(s));
+    }
+    client.on("data", (d) => void (frozen || upstream.write(d)));
+    upstream.on("data", (d) => void (frozen || client.write(d)));
+    client.on("close", () => upstream.destroy());
+    upstream.on("close", () => client.destroy());
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  return {
+    url: `redis://127.0.0.1:${(server.address() as import("node:net").AddressInfo).port}`,
+    freeze: () => void (frozen = true),
+    close: () => {
+      server.close();
+      for (const s of sockets) s.destroy();
+    },
+  };
+}
+
+describe("legacy sessions when Redis stops answering", async () => {
+  const available = await hasRedis();
+  const prefix = `adv-${process.pid}-${Date.now()}-down:`;
+  const fixtures: Fixture[] = [];
+  afterAll(async () => {
+    await Promise.all(fixtures.map((f) => f.stop()));
+  });
+
+  it.runIf(available)("a Redis that hangs mid-session: a request of the session is answered with an error within seconds, not held for ever", { timeout: 30_000 }, async () => {
+    const proxy = await redisProxy();
+    const f = await startFixture({ MCP_REDIS_URL: proxy.url, MCP_REDIS_PREFIX: prefix });
+    fixtures.push(f);
+    try {
+      const init = await raw(f.url, { headers: jsonPost(), body: initializeBody(LEGACY, 1, "adv") });
+      expect(init.status).toBe(200);
+      const sid = String(init.headers["mcp-session-id"]);
+      const h = jsonPost(sessionHeaders(sid, LEGACY));
+      expect((await raw(f.url, { headers: h, body: { jsonrpc: "2.0", method: "notifications/initialized" } })).status).toBe(202);
+      proxy.freeze();
+      // 5 s per command, twice at most: the batch of notifications/initialized's change may be on its way before it.
+      const started = Date.now();
+      const r = await raw(f.url, { headers: h, body: call(2, "echo", { text: "x" }), timeoutMs: 20_000 });
+      expect(Date.now() - started).toBeLessThan(12_000);
+      expect(r.status).toBe(500);
+      expect(r.json).toMatchObject({ jsonrpc: "2.0", error: { code: -32603 } });
+    } finally {
+      proxy.close();
+    }
+  });
+
+  it.runIf(available)("a Redis gone mid-session: requests are answered with an error at once, and the process lives on", { timeout: 30_000 }, async () => {
+    const proxy = await redisProxy();
+    const f = await startFixture({ MCP_REDIS_URL: proxy.url, MCP_REDIS_PREFIX: prefix });
+    fixtures.push(f);
+    const init = await raw(f.url, { headers: jsonPost(), body: initializeBody(LEGACY, 1, "adv") });
+    const sid = String(init.headers["mcp-session-id"]);
+    const h = jsonPost(sessionHeaders(sid, LEGACY));
+    proxy.close();
+    for (const body of [call(2, "echo", { text: "x" }), { jsonrpc: "2.0", id: 3, method: "logging/setLevel", params: { level: "error" } }]) {
+      const started = Date.now();
+      const r = await raw(f.url, { headers: h, body, timeoutMs: 20_000 });
+      expect(Date.now() - started).toBeLessThan(5_000);
+      expect(r.status).toBe(500);
+    }
+    const get = await raw(f.url, { method: "GET", headers: { accept: "text/event-stream", ...sessionHeaders(sid, LEGACY), "last-event-id": "5-1" }, timeoutMs: 5000 });
+    expect(get.status).toBe(500);
+    expect((await raw(f.url, { method: "DELETE", headers: sessionHeaders(sid, LEGACY), timeoutMs: 5000 })).status).toBe(500);
+    expect(f.child.exitCode).toBeNull();
+  });
+});
