@@ -4,6 +4,9 @@
  * spec/2025-11-25/basic/transports.mdx#resumability-and-redelivery, spec/2025-11-25/basic/transports.mdx#multiple-connections
  */
 import { Redis } from "ioredis";
+import { createServer as createHttpServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { LocalBus, MemorySessions, RedisBus, createServer } from "../../runtime/dist/index.js";
 import { afterAll, describe, expect, it } from "vitest";
 import { REDIS_URL, hasRedis } from "../services.js";
 import { type Fixture, initializeBody, jsonPost, raw, sessionHeaders, startFixture } from "./http-helpers.js";
@@ -191,5 +194,52 @@ describe("legacy sessions when Redis stops answering", async () => {
     expect(get.status).toBe(500);
     expect((await raw(f.url, { method: "DELETE", headers: sessionHeaders(sid, LEGACY), timeoutMs: 5000 })).status).toBe(500);
     expect(f.child.exitCode).toBeNull();
+  });
+});
+
+describe("legacy sessions across servers: requests naming sessions that do not exist", async () => {
+  const available = await hasRedis();
+  const servers: import("node:http").Server[] = [];
+  afterAll(async () => {
+    for (const s of servers) s.closeAllConnections();
+    await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
+  });
+  /** The channels a bus keeps (its own bookkeeping, where a leak would show). */
+  const channels = (bus: object) => (bus as unknown as { channels: Map<string, Set<unknown>> }).channels;
+
+  it("each one is 404, and none leaves its channel behind on the bus (a client could grow a process's memory with made-up ids)", async () => {
+    class SharedMemory extends MemorySessions {
+      override readonly shared = true as never;
+    }
+    const bus = new LocalBus();
+    const mcp = createServer({ name: "ids", version: "1.0.0", sessions: new SharedMemory(), bus });
+    const handler = mcp.nodeHandler({ path: "/mcp" });
+    const http = createHttpServer((req, res) => handler(req, res));
+    servers.push(http);
+    await new Promise<void>((r) => http.listen(0, "127.0.0.1", r));
+    const url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`;
+    // A first request (the server's own channels are made on first use).
+    expect((await raw(url, { headers: jsonPost(sessionHeaders("made-up", LEGACY)), body: { jsonrpc: "2.0", id: 0, method: "ping" } })).status).toBe(404);
+    const before = channels(bus).size;
+    for (let i = 0; i < 50; i++) {
+      const sid = `made-up-${i}-${"z".repeat(2000)}`;
+      const r = await raw(url, { headers: jsonPost(sessionHeaders(sid, LEGACY)), body: { jsonrpc: "2.0", id: i, method: "ping" } });
+      expect(r.status).toBe(404);
+    }
+    expect(channels(bus).size).toBe(before);
+  });
+
+  it.runIf(available)("RedisBus forgets a channel once its last subscriber leaves", async () => {
+    const bus = new RedisBus(REDIS_URL, { prefix: `adv-${process.pid}-${Date.now()}-bus:` });
+    try {
+      for (let i = 0; i < 100; i++) bus.subscribe(`session:${i}`, () => {})();
+      const off = [bus.subscribe("kept", () => {}), bus.subscribe("kept", () => {})];
+      off[0]();
+      expect([...channels(bus).keys()]).toEqual(["kept"]);
+      off[1]();
+      expect(channels(bus).size).toBe(0);
+    } finally {
+      await bus.close();
+    }
   });
 });
