@@ -32,7 +32,12 @@ export class LocalBus implements MessageBus {
     let handlers = this.channels.get(channel);
     if (!handlers) this.channels.set(channel, (handlers = new Set()));
     handlers.add(handler);
-    return () => handlers!.delete(handler);
+    // The channel goes with its last subscriber: channels are per session, and a request naming an unknown one
+    // (restore listens while it reads the store) must not leave one behind.
+    return () => {
+      handlers!.delete(handler);
+      if (!handlers!.size && this.channels.get(channel) === handlers) this.channels.delete(channel);
+    };
   }
 
   async close(): Promise<void> {

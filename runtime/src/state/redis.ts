@@ -37,10 +37,17 @@ export function loadRedis(what: string): RedisConstructor {
   return mod.default ?? mod;
 }
 
+/**
+ * How long a command waits for Redis's answer before it fails (its request is answered with an error); at most twice
+ * that in all, as an auto-pipelined batch is sent once the one before it is done.
+ */
+const COMMAND_TIMEOUT_MS = 5000;
+
 /** Connect to `url`; a connection error is reported on stderr (ioredis reconnects by itself) instead of crashing. */
 export function connectRedis(Redis: RedisConstructor, url: string, label: string): RedisClient {
-  // A command fails after two reconnection attempts (well under a second) instead of holding its request for ioredis's default ~20.
-  const client = new Redis(url, { enableAutoPipelining: true, maxRetriesPerRequest: 2 });
+  // A command fails after two reconnection attempts (well under a second) instead of holding its request for ioredis's default ~20;
+  // and after COMMAND_TIMEOUT_MS without an answer (a Redis that hangs, packets dropped), where ioredis would wait for ever.
+  const client = new Redis(url, { enableAutoPipelining: true, maxRetriesPerRequest: 2, commandTimeout: COMMAND_TIMEOUT_MS });
   let last = "";
   client.on("error", (err) => {
     // Reconnection attempts repeat the same error: say it once per distinct message.

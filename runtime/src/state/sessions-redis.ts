@@ -3,7 +3,8 @@
  * hash (`<prefix>session:<id>`) that expires after the idle time unless touched: its fixed part (`record`: revision,
  * client capabilities and info, principal) as JSON, and each thing a change sets as a field of its own (`initialized`,
  * `logLevel`, `sub:<uri>`, `get:<stream>`), so that a change is applied in Redis, atomically, instead of a process
- * writing its whole copy over another's newer change. Each resumable stream is a Redis Stream
+ * writing its whole copy over another's newer change (a session stored in the older layout, one JSON string, becomes a
+ * hash when first read, so that sessions opened before an upgrade go on). Each resumable stream is a Redis Stream
  * (`<prefix>events:<id>:<n>`, capped at `maxEventsPerStream` entries, an `end` entry once it has ended) that expires
  * with its session. Install it beside the runtime: `npm install ioredis`.
  */
@@ -63,6 +64,31 @@ function encodeChange(change: SessionChange): [string, string] {
   return ["getStream", String(change.getStream)];
 }
 
+/** A record as the fields of its hash. */
+function hashFields(record: SessionRecord): (string | number)[] {
+  const { initialized, logLevel, subscriptions, getStreams, ...base } = record;
+  const fields: (string | number)[] = ["record", JSON.stringify(base)];
+  if (initialized) fields.push("initialized", "1");
+  if (logLevel !== undefined) fields.push("logLevel", logLevel);
+  for (const uri of subscriptions ?? []) fields.push(`sub:${uri}`, "1");
+  const streams = (getStreams ?? []).slice(-MAX_GET_STREAMS);
+  streams.forEach((n, i) => fields.push(`get:${n}`, i + 1));
+  fields.push("order", streams.length);
+  return fields;
+}
+
+/**
+ * The older layout (KEYS[1] a JSON string, ARGV[1]) made a hash of the fields ARGV[2..], its expiry kept; nothing if
+ * the string changed meanwhile (another process migrated it, or wrote it anew).
+ */
+const MIGRATE = new Script(`
+if redis.call('TYPE', KEYS[1]).ok ~= 'string' or redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+local ttl = redis.call('PTTL', KEYS[1])
+redis.call('DEL', KEYS[1])
+for i = 2, #ARGV, 2 do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
+if ttl > 0 then redis.call('PEXPIRE', KEYS[1], ttl) end
+return 1`);
+
 export class RedisSessions implements SessionStore, EventLog {
   readonly shared = true;
   private readonly redis: Redis;
@@ -83,7 +109,15 @@ export class RedisSessions implements SessionStore, EventLog {
   private streamKey = (id: string, n: number) => `${this.prefix}events:${id}:${n}`;
 
   async get(id: string): Promise<SessionRecord | undefined> {
-    const h = await this.redis.hgetall(this.sessionKey(id));
+    let h: Record<string, string>;
+    try {
+      h = await this.redis.hgetall(this.sessionKey(id));
+    } catch (err) {
+      if (!String((err as Error)?.message).startsWith("WRONGTYPE")) throw err;
+      // The older layout (the whole record as one JSON string), written before an upgrade: made a hash, then read.
+      await this.migrate(id);
+      h = await this.redis.hgetall(this.sessionKey(id));
+    }
     if (!h.record) return undefined;
     const base = JSON.parse(h.record) as Omit<SessionRecord, "initialized" | "logLevel" | "subscriptions" | "getStreams">;
     const subscriptions: string[] = [];
@@ -102,20 +136,20 @@ export class RedisSessions implements SessionStore, EventLog {
   }
 
   async put(record: SessionRecord, idleMs: number): Promise<void> {
-    const { initialized, logLevel, subscriptions, getStreams, ...base } = record;
-    const fields: (string | number)[] = ["record", JSON.stringify(base)];
-    if (initialized) fields.push("initialized", "1");
-    if (logLevel !== undefined) fields.push("logLevel", logLevel);
-    for (const uri of subscriptions) fields.push(`sub:${uri}`, "1");
-    const streams = (getStreams ?? []).slice(-MAX_GET_STREAMS);
-    streams.forEach((n, i) => fields.push(`get:${n}`, i + 1));
-    fields.push("order", streams.length);
     const key = this.sessionKey(record.id);
     const m = this.redis.multi();
     m.del(key);
-    m.hset(key, ...fields);
+    m.hset(key, ...hashFields(record));
     m.pexpire(key, idleMs);
     await exec(m);
+  }
+
+  /** A session kept in the older layout becomes a hash (its expiry kept), unless it changed meanwhile (then as it is now). */
+  private async migrate(id: string): Promise<void> {
+    const key = this.sessionKey(id);
+    const json = await this.redis.get(key);
+    if (json === null) return;
+    await MIGRATE.run(this.redis, [key], [json, ...hashFields(JSON.parse(json) as SessionRecord)]);
   }
 
   async update(id: string, change: SessionChange, idleMs: number): Promise<void> {

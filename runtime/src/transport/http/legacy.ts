@@ -171,6 +171,7 @@ export class LegacyStreamableHttp {
         })
         .then(
           (known) => {
+            if (known === "busy") return this.t.invalidRequest(res, 409, "Conflict: that stream is already connected");
             if (known) return;
             this.t.startSse(res, 200, session);
             this.t.untrack(res);
@@ -207,6 +208,8 @@ export class LegacyStreamableHttp {
   private openGetStream(res: Reply, session: LegacyHttpSession, revision: Revision | undefined, after?: number, replayed: { text: string }[] = []): void {
     if (res.destroyed) return;
     session.stream = res;
+    // Shared sessions: a GET stream of the session open on another process ends (the client's newest is the one).
+    this.t.shared?.publish(session.id, { t: "get" });
     this.t.startSse(res, 200, session);
     if (revision && resumableStreams(revision)) {
       if (!session.standalone) {

@@ -8,6 +8,7 @@
  * - `response`: a client's answer to a server→client request that another process sent (the handler waits there);
  * - `out`: a message for the session's GET stream, wherever it is open;
  * - `event` / `end`: a resumable stream's events, for a client that resumed it on another process;
+ * - `get`: the session's GET stream opened on another process: the one open here (if any) ends;
  * - `terminate`: DELETE (or expiry) on one process ends the session everywhere.
  *
  * spec/2025-11-25/basic/transports.mdx#session-management, spec/2025-11-25/basic/transports.mdx#resumability-and-redelivery
@@ -27,6 +28,7 @@ type SessionMessage =
   | { t: "out"; message: JsonRpcMessage }
   | { t: "event"; n: number; seq: number; text: string }
   | { t: "end"; n: number }
+  | { t: "get" }
   | { t: "terminate" };
 
 /** A resumed stream carried here for another process's stream: events up to `seq` written; live ones wait while the log is replayed. */
@@ -224,15 +226,23 @@ export class SharedSessions {
 
   /**
    * Resume, on `res`, stream `n` of `s` that another process wrote: replay its logged events after `after`, then carry
-   * its live events until it ends. False when the log does not know the stream (nothing was written to `res`).
+   * its live events until it ends. False when the log does not know the stream, "busy" when this process carries it
+   * already on another connection (nothing was written to `res`).
    */
-  async resumeRemote(s: LegacyHttpSession, n: number, after: number, res: Reply, start: () => void): Promise<boolean> {
+  async resumeRemote(s: LegacyHttpSession, n: number, after: number, res: Reply, start: () => void): Promise<boolean | "busy"> {
     // Follow first, then read: an event kept after the read arrives live; one kept before is in the read.
     let byStream = this.followers.get(s.id);
     if (!byStream) this.followers.set(s.id, (byStream = new Map()));
+    // One connection per stream, as for a stream of this process (409): a second follower would replace the first,
+    // which would then never hear the stream's end and stay open for ever.
+    const current = byStream.get(n);
+    if (current && !current.res.destroyed && !current.res.writableEnded) return "busy";
     const follower: Follower = { res, seq: after, replaying: true, buffered: [] };
     byStream.set(n, follower);
-    const log = await this.store.read(s.id, n, after);
+    const log = await this.store.read(s.id, n, after).catch((err: unknown) => {
+      byStream.delete(n);
+      throw err;
+    });
     if (!log) {
       byStream.delete(n);
       return false;
@@ -289,6 +299,17 @@ export class SharedSessions {
           this.followers.get(s.id)!.delete(m.n);
           this.endFollower(f.res);
         }
+        return;
+      }
+      case "get": {
+        // One GET stream per session across the processes too, the newest: else a change notification, which every
+        // process hears and writes to its own, would go out on two streams. Its events stay logged for a resumption.
+        // spec/2025-11-25/basic/transports.mdx#multiple-connections
+        const res = s.stream;
+        if (!res || res.writableEnded) return;
+        s.stream = undefined;
+        this.t.untrack(res);
+        res.end();
         return;
       }
       case "terminate":
