@@ -40,15 +40,19 @@ for (const subject of SUBJECTS) {
       const record = { id: id(), revision: "2025-11-25", clientCapabilities: { elicitation: {} }, initialized: true, subscriptions: ["test://x"], principal: { subject: "alice" } };
       await a.put(record, 300);
       expect(await b.get(record.id)).toEqual(record);
+      expect(await b.has(record.id)).toBe(true);
+      expect(await b.has(`${record.id}-other`)).toBe(false);
       await sleep(200);
       await b.touch(record.id, 300);
       await sleep(200);
       expect(await a.get(record.id)).toEqual(record);
       await sleep(250);
       expect(await a.get(record.id)).toBeUndefined();
+      expect(await a.has(record.id)).toBe(false);
       await a.put(record, 10_000);
       await b.delete(record.id);
       expect(await a.get(record.id)).toBeUndefined();
+      expect(await a.has(record.id)).toBe(false);
     });
 
     it.runIf(available)("changes are applied in the store, each over the others: initialized stays, subscriptions are a set, GET streams a bounded list; a missing session stays missing", async () => {

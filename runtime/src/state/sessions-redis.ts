@@ -14,6 +14,7 @@ import { type EventLog, type LoggedEvent, MAX_GET_STREAMS, type SessionChange, t
 /** The commands used here, beyond the shared client interface. */
 type Redis = RedisClient & {
   pexpire(key: string, ms: number): Promise<number>;
+  exists(key: string): Promise<number>;
   hgetall(key: string): Promise<Record<string, string>>;
   sadd(key: string, member: string): Promise<number>;
   smembers(key: string): Promise<string[]>;
@@ -142,6 +143,10 @@ export class RedisSessions implements SessionStore, EventLog {
     m.hset(key, ...hashFields(record));
     m.pexpire(key, idleMs);
     await exec(m);
+  }
+
+  async has(id: string): Promise<boolean> {
+    return (await this.redis.exists(this.sessionKey(id))) === 1;
   }
 
   /** A session kept in the older layout becomes a hash (its expiry kept), unless it changed meanwhile (then as it is now). */

@@ -56,6 +56,8 @@ export function applySessionChange(record: SessionRecord, change: SessionChange)
 export interface SessionStore {
   readonly shared: boolean;
   get(id: string): Promise<SessionRecord | undefined>;
+  /** Whether the store has the session (expired and deleted ones it has not): the per-request check, cheaper than get. */
+  has(id: string): Promise<boolean>;
   /** Store a new session (replacing any of its id), to be forgotten after `idleMs` without a touch. */
   put(record: SessionRecord, idleMs: number): Promise<void>;
   /**
@@ -106,6 +108,9 @@ export class MemorySessions implements SessionStore, EventLog {
   }
   async put(record: SessionRecord, idleMs: number): Promise<void> {
     this.sessions.set(record.id, { record: structuredClone(record), until: Date.now() + idleMs });
+  }
+  async has(id: string): Promise<boolean> {
+    return (await this.get(id)) !== undefined;
   }
   async update(id: string, change: SessionChange, idleMs: number): Promise<void> {
     const s = this.sessions.get(id);

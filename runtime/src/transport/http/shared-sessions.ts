@@ -114,7 +114,7 @@ export class SharedSessions {
    */
   async confirm(s: LegacyHttpSession): Promise<boolean> {
     if (this.endedIds.has(s.id)) return false;
-    if (await this.store.get(s.id)) return true;
+    if (await this.store.has(s.id)) return true;
     this.ended(s.id);
     if (this.t.legacy.sessions.get(s.id) === s) this.t.legacy.sessions.delete(s.id);
     s.terminate();
