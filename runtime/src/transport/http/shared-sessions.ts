@@ -37,6 +37,8 @@ interface Follower {
   seq: number;
   replaying: boolean;
   buffered: LoggedEvent[];
+  /** The stream's end arrived while the log was read: it ends once the replay and the buffered events are written. */
+  ended?: boolean;
 }
 
 const warn = (what: string) => (err: unknown) => process.stderr.write(`mcp runtime: shared sessions: ${what}: ${(err as Error)?.message ?? err}\n`);
@@ -254,7 +256,7 @@ export class SharedSessions {
     for (const e of log.events) this.writeFollower(follower, e);
     follower.replaying = false;
     for (const e of follower.buffered.splice(0)) this.writeFollower(follower, e);
-    if (log.ended) this.endFollower(res);
+    if (log.ended || follower.ended) this.endFollower(res);
     return true;
   }
 
@@ -295,10 +297,14 @@ export class SharedSessions {
       }
       case "end": {
         const f = this.followers.get(s.id)?.get(m.n);
-        if (f) {
-          this.followers.get(s.id)!.delete(m.n);
-          this.endFollower(f.res);
+        if (!f) return;
+        // Still reading the log: its events (and those buffered meanwhile, the response among them) go out first.
+        if (f.replaying) {
+          f.ended = true;
+          return;
         }
+        this.followers.get(s.id)!.delete(m.n);
+        this.endFollower(f.res);
         return;
       }
       case "get": {
