@@ -178,6 +178,34 @@ describe("2025-11-25 core tasks over stdio", () => {
     }
   });
 
+  it("a task store that cannot be reached: -32603 saying so, its address and the driver's words only on stderr", async () => {
+    const { spawn } = await import("node:child_process");
+    const child = spawn(process.execPath, [FIXTURE], { env: { ...process.env, MCP_TASK_STORE: "postgres", MCP_DATABASE_URL: "postgres://mcp@127.0.0.1:1/test" }, stdio: ["pipe", "pipe", "pipe"] });
+    closers.push(async () => child.kill());
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (c) => (stdout += c));
+    child.stderr.on("data", (c) => (stderr += c));
+    const send = (m: unknown) => child.stdin.write(`${JSON.stringify(m)}\n`);
+    const answer = async (id: number) => {
+      for (let i = 0; i < 200; i++) {
+        const line = stdout.split("\n").find((l) => l.includes(`"id":${id},`));
+        if (line) return JSON.parse(line);
+        await sleep(25);
+      }
+      throw new Error(`no answer to ${id}: ${stdout} ${stderr}`);
+    };
+    send({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: CORE, capabilities: {}, clientInfo: { name: "t", version: "1" } } });
+    await answer(1);
+    send({ jsonrpc: "2.0", method: "notifications/initialized" });
+    send({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "work", arguments: { ms: 1 }, task: {} } });
+    expect(await answer(2)).toEqual({ jsonrpc: "2.0", id: 2, error: { code: -32603, message: "Internal error: the task store could not be reached; try again" } });
+    send({ jsonrpc: "2.0", id: 3, method: "tasks/get", params: { taskId: "x" } });
+    expect((await answer(3)).error).toEqual({ code: -32603, message: "Internal error: the task store could not be reached; try again" });
+    expect(stdout).not.toContain("127.0.0.1:1");
+    expect(stderr).toMatch(/^mcp runtime: task store: create: .*ECONNREFUSED 127\.0\.0\.1:1$/m);
+  });
+
   it("a task past its TTL is gone (-32602), its handler aborted", async () => {
     const client = await stdioClient();
     const { task } = (await client.request("tools/call", { name: "work", arguments: { ms: 10_000 }, task: { ttl: 300 } })) as any;

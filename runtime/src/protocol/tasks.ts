@@ -20,7 +20,7 @@
  */
 import { type Revision, describeErrors, errorCode, methodFlows, taskWireForm, toolErrorTaskStatus, validatorsFor } from "../rules.js";
 import { MissingCapabilityError, type McpServer } from "../server/server.js";
-import type { TaskChange, TaskRecord, TaskStore } from "../state/task-store.js";
+import { type TaskChange, type TaskRecord, type TaskStore, guardedTaskStore } from "../state/task-store.js";
 import { type CompiledTool, inRevision } from "../server/registry.js";
 import { callTool, resolveToolCall, runTool, toolFailure } from "../server/tools.js";
 import type { TaskSupport, ToolResult } from "../server/types.js";
@@ -157,7 +157,8 @@ export class Tasks {
 
   get store(): TaskStore {
     if (!this.storeCache) {
-      const store = (this.storeCache = this.server.taskStore());
+      // A store's failure reaches the client as "the task store could not be reached", its details the log.
+      const store = (this.storeCache = guardedTaskStore(this.server.taskStore()));
       store.watch((t) => this.changed(t));
       this.sweeper = setInterval(() => void store.sweep(Date.now()).catch(() => {}), this.server.taskOptions.sweepIntervalMs);
       this.sweeper.unref?.();

@@ -74,6 +74,61 @@ export interface TaskStore {
   close(): Promise<void>;
 }
 
+/**
+ * A task store's failure as a client is told it: the store's own words (a database address, a driver's message) are
+ * the server's log's, not the client's. Answered -32603 (Internal error), as any unexpected failure.
+ */
+export class TaskStoreUnavailable extends Error {
+  constructor(
+    readonly operation: string,
+    options: { cause: unknown },
+  ) {
+    super("the task store could not be reached; try again", options);
+  }
+}
+
+/** How often one failure message of a task store is repeated on stderr while it lasts (ms). */
+const REPORT_EVERY_MS = 10_000;
+
+/**
+ * `store`, with each operation's failure reported on stderr (`mcp runtime: task store: <operation>: <message>`, a
+ * message again only after REPORT_EVERY_MS) and thrown as TaskStoreUnavailable.
+ */
+export function guardedTaskStore(store: TaskStore): TaskStore {
+  let last = "";
+  let lastAt = 0;
+  const guard =
+    <A extends unknown[], R>(operation: string, f: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      try {
+        return await f.apply(store, args);
+      } catch (err) {
+        // A cursor the store did not make is the caller's error (RangeError), not the store's.
+        if (err instanceof RangeError) throw err;
+        const message = (err as Error)?.message ?? String(err);
+        const now = Date.now();
+        if (message !== last || now - lastAt >= REPORT_EVERY_MS) {
+          last = message;
+          lastAt = now;
+          // console.error: stderr on Node, the host's log on Workers (no process there).
+          console.error(`mcp runtime: task store: ${operation}: ${message}`);
+        }
+        throw new TaskStoreUnavailable(operation, { cause: err });
+      }
+    };
+  return {
+    shared: store.shared,
+    create: guard("create", store.create),
+    get: guard("get", store.get),
+    update: guard("update", store.update),
+    answer: guard("answer", store.answer),
+    list: guard("list", store.list),
+    sweep: guard("sweep", store.sweep),
+    watch: (listener) => store.watch(listener),
+    close: () => store.close(),
+  };
+}
+
 /** The message of a task whose process went away while it ran. */
 export const LOST_TASK_MESSAGE = "the server process running this task stopped before it finished";
 
