@@ -3,7 +3,7 @@
  * a retry sealed by one process is accepted by another that shares a key; each secret at least 32 bytes, else the
  * server does not start. Real fixture processes over HTTP, 2026-07-28 requests. spec/2026-07-28/basic/patterns/mrtr.mdx#security-considerations
  */
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { createServer } from "../../runtime/dist/index.js";
 import { type Fixture, MODERN, jsonPost, modernMeta, modernRequest, raw, startFixture } from "./http-helpers.js";
 
@@ -82,5 +82,27 @@ describe("requestState secrets: a list, the first seals, any opens", () => {
     expect(createServer({ name: "s", version: "1", requestStateSecret: A }).requestStateCodec.open(state)).toEqual(payload);
     expect(createServer({ name: "s", version: "1", requestStateSecret: [B] }).requestStateCodec.open(state)).toBeUndefined();
     expect(createServer({ name: "s", version: "1" }).requestStateCodec.open(state)).toBeUndefined();
+  });
+
+  it("shared stores without a shared secret: one warning at start, naming MCP_REQUEST_STATE_SECRET (modern revisions served only)", () => {
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
+    try {
+      const bus = { shared: true, publish() {}, subscribe: () => () => {}, close: async () => {} };
+      const warned = (options: Record<string, unknown>) => {
+        warn.mockClear();
+        createServer({ name: "s", version: "1", ...options });
+        return warn.mock.calls.map((c) => String(c[0]));
+      };
+      const said = warned({ bus });
+      expect(said).toHaveLength(1);
+      expect(said[0]).toMatch(/^mcp runtime: warning: .*MCP_REQUEST_STATE_SECRET is not set.*refused \(-32602\); give every process the same secret/);
+      expect(warned({ bus, requestStateSecret: A })).toEqual([]);
+      // No modern revision: no requestState at all.
+      expect(warned({ bus, revisions: ["2025-11-25"] })).toEqual([]);
+      // One process, nothing shared: its random key is enough.
+      expect(warned({})).toEqual([]);
+    } finally {
+      warn.mockRestore();
+    }
   });
 });

@@ -129,7 +129,20 @@ export class McpServer {
       if (!(Number.isSafeInteger(this.taskOptions[k]) && this.taskOptions[k] > 0)) throw new TypeError(`createServer: tasks.${k} must be a positive integer (ms)`);
     }
     // A task store that cannot be made is said at start (the store itself is made, and connects, on first use).
-    this.taskStoreChoice();
+    const tasksIn = this.taskStoreChoice().kind;
+    // Shared stores mean other processes serve this server too; without a shared secret each process seals MRTR
+    // requestState with a random key of its own, and a retry that reaches another process is refused (-32602).
+    const shared =
+      options.bus?.shared ||
+      options.sessions?.shared ||
+      readEnv("MCP_REDIS_URL") ||
+      tasksIn === "postgres" ||
+      tasksIn === "redis" ||
+      (tasksIn === "custom" && this.taskOptions.store && typeof this.taskOptions.store === "object" && this.taskOptions.store.shared);
+    if (shared && !this.stateCodec && this.eras.modern.length)
+      console.warn(
+        "mcp runtime: warning: this server shares its stores with other processes, but MCP_REQUEST_STATE_SECRET is not set: each process seals requestState with a random key of its own, so a multi round-trip retry that reaches another process is refused (-32602); give every process the same secret (at least 32 bytes)",
+      );
   }
 
   /**
