@@ -100,7 +100,8 @@ async function checkDeploy(project: string): Promise<void> {
     .stderr()
     .split("\n")
     .filter((l) => l.startsWith("{"));
-  expect(quietLines.map((l) => JSON.parse(l)).map((l) => [l.level, l.status])).toEqual([["warn", 403]]);
+  // The refused request's line names the Host it was addressed to (what MCP_ALLOWED_HOSTS lacks).
+  expect(quietLines.map((l) => JSON.parse(l)).map((l) => [l.level, l.status, l.host])).toEqual([["warn", 403, "evil.example"]]);
 
   // info: one line per request, the MCP method named; SIGTERM with an open listen ends it with its result.
   const loud = await startHttp(project, [], { MCP_LOG_LEVEL: "info" });
