@@ -375,9 +375,15 @@ export function runStep(label: string, command: string, args: string[], cwd: str
 
 export { clientConfig } from "./client-config.js";
 
+/** `dir` as a user types it from here: relative inside the current directory, absolute where that would climb out (../../tmp/x). */
+function shownDir(dir: string): string {
+  const rel = relative(process.cwd(), dir) || ".";
+  return rel.split(/[\\/]/)[0] === ".." ? dir : rel;
+}
+
 /** What to do next, and a client configuration to paste. */
 export function nextSteps(o: ResolvedOptions, installed: boolean): string {
-  const rel = relative(process.cwd(), o.dir) || ".";
+  const rel = shownDir(o.dir);
   const pm = packageManagerCommands(o.packageManager);
   const pad = (command: string) => `  ${command.padEnd(19)}`;
   const lines = [``, `Created ${o.name} in ${o.dir} (template ${o.template}, transport ${o.transport}${o.auth === "oauth" ? ", OAuth" : ""}, revisions ${o.revisions.join(", ")}).`, ``, `Next:`];
@@ -433,7 +439,7 @@ export async function scaffold(dirArg: string | undefined, opts: ScaffoldOptions
       await runStep(`Installing dependencies with ${pm.installLine}`, pm.bin, pm.install, o.dir, io);
     } catch (err) {
       // The project is written and a plain rerun would refuse its now non-empty directory: say how to go on.
-      const rel = relative(process.cwd(), o.dir) || ".";
+      const rel = shownDir(o.dir);
       refuse(
         `${(err as Error).message}; the project's files are written in ${o.dir}\n` +
           `To retry, fix the cause shown above, then run \`${packageManagerCommands(o.packageManager).installLine}\` in ${rel.includes(" ") ? JSON.stringify(rel) : rel}, or rerun this command with --force (add --overwrite if you change an option)`,

@@ -1,7 +1,7 @@
 // create-mcp-server [dir]: help, refusals (one line, exit 1, nothing written), determinism, and the time to scaffold.
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { join, relative } from "node:path";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ROOT } from "../helpers.js";
 import { create, hashTree, npm, tempDir } from "./support.js";
@@ -190,7 +190,7 @@ describe("refusals: one clear line, exit 1, nothing written", () => {
     expect(r.stderr).toContain("TAR_BAD_ARCHIVE");
     expect(r.stderr.trimEnd().split("\n").slice(-2)).toEqual([
       `create-mcp-server: npm install failed (exit code 1; its output is above); the project's files are written in ${dir}`,
-      `To retry, fix the cause shown above, then run \`npm install\` in ${relative(ROOT, dir)}, or rerun this command with --force (add --overwrite if you change an option)`,
+      `To retry, fix the cause shown above, then run \`npm install\` in ${dir}, or rerun this command with --force (add --overwrite if you change an option)`,
     ]);
     expect(r.stdout).not.toContain("Next:");
     const again = await create([...args, "--force", "--no-install"]);
@@ -239,6 +239,8 @@ describe("scaffolding without install", () => {
     expect(pkg.scripts.generate).toBe("create-mcp-server-generate");
     expect(pkg.dependencies["@create-mcp-server/runtime"]).toBe("file:vendor/create-mcp-server-runtime-0.1.0.tgz");
     expect(r.stdout).toContain("npm install");
+    // The project is outside the current directory (a temporary one): its path absolute, not ../../tmp/...
+    expect(r.stdout).toContain(`\n  cd ${dir}\n`);
     expect(r.stdout).toContain('"mcpServers"');
     expect(r.stdout).toContain("npx @modelcontextprotocol/inspector node");
   });
