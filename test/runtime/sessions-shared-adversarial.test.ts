@@ -98,6 +98,19 @@ describe("legacy sessions across processes, adversarially (Redis)", async () => 
     expect(firstEnded).toBeLessThan(5000);
   });
 
+  it.runIf(available)("a stream of A resumed on B, then again on A: B's connection ends, and the rest goes out on A's only", async () => {
+    const { ua, ub, h, get } = await open();
+    const first = await raw(ua, { headers: h, body: call(2, "two_parts", { ms: 1200 }), until: (events) => events.some((e) => e.data.includes("part 1")) });
+    const lastId = first.events.filter((e) => e.id).at(-1)!.id!;
+    const onB = raw(ub, { method: "GET", headers: { ...get, "last-event-id": lastId }, timeoutMs: 6000 });
+    await sleep(200);
+    const onA = await raw(ua, { method: "GET", headers: { ...get, "last-event-id": lastId }, timeoutMs: 6000 });
+    const b = await onB;
+    // Each message on one connection: the response on the newest, none on the one it replaced.
+    expect(onA.messages.find((m) => m.id === 2)?.result.content[0].text).toBe("both parts");
+    expect(b.messages.some((m) => m.id === 2)).toBe(false);
+  });
+
   it.runIf(available)(
     "odd Last-Event-IDs (huge, zero, negative, another session's stream) on a process that did not write them: an empty stream or a fresh GET stream, and the process lives",
     async () => {

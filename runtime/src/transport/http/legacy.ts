@@ -193,6 +193,9 @@ export class LegacyStreamableHttp {
       if (resumed.stream.res && !resumed.stream.res.destroyed) return this.t.invalidRequest(res, 409, "Conflict: that stream is already connected");
       this.t.startSse(res, 200, session);
       res.once("close", () => this.t.untrack(res));
+      // Shared sessions: a resumption of this stream that another process carries ends there (the newest connection
+      // is the stream's). spec/2025-11-25/basic/transports.mdx#multiple-connections
+      this.t.shared?.publish(session.id, { t: "follow", n: resumed.stream.n });
       resumed.stream.resume(res, resumed.after);
       return;
     }

@@ -9,6 +9,8 @@
  * - `out`: a message for the session's GET stream, wherever it is open;
  * - `event` / `end`: a resumable stream's events, for a client that resumed it on another process;
  * - `get`: the session's GET stream opened on another process: the one open here (if any) ends;
+ * - `follow`: a stream resumed on another process: a connection carrying it here (a resumption, or the stream's own)
+ *   ends, so that its events go out on one connection only;
  * - `terminate`: DELETE (or expiry) on one process ends the session everywhere.
  *
  * spec/2025-11-25/basic/transports.mdx#session-management, spec/2025-11-25/basic/transports.mdx#resumability-and-redelivery
@@ -29,6 +31,7 @@ type SessionMessage =
   | { t: "event"; n: number; seq: number; text: string }
   | { t: "end"; n: number }
   | { t: "get" }
+  | { t: "follow"; n: number }
   | { t: "terminate" };
 
 /** A resumed stream carried here for another process's stream: events up to `seq` written; live ones wait while the log is replayed. */
@@ -241,6 +244,9 @@ export class SharedSessions {
     if (current && !current.res.destroyed && !current.res.writableEnded) return "busy";
     const follower: Follower = { res, seq: after, replaying: true, buffered: [] };
     byStream.set(n, follower);
+    // A connection carrying the stream on another process (the writer's, or another resumption) ends: one connection
+    // per stream across the processes, the newest. spec/2025-11-25/basic/transports.mdx#multiple-connections
+    this.publish(s.id, { t: "follow", n });
     const log = await this.store.read(s.id, n, after).catch((err: unknown) => {
       byStream.delete(n);
       throw err;
@@ -305,6 +311,17 @@ export class SharedSessions {
         }
         this.followers.get(s.id)!.delete(m.n);
         this.endFollower(f.res);
+        return;
+      }
+      case "follow": {
+        const f = this.followers.get(s.id)?.get(m.n);
+        if (f) {
+          this.followers.get(s.id)!.delete(m.n);
+          this.endFollower(f.res);
+        }
+        // This process's own stream: its connection ends, the stream (and its log) stays.
+        const own = s.lookup(`${m.n}-0`);
+        if (own && own !== "unknown" && own.stream !== s.standalone) own.stream.detach();
         return;
       }
       case "get": {
