@@ -195,3 +195,38 @@ export async function rejects(p: Promise<unknown>): Promise<ClientError> {
   }
   throw new Error("expected a JSON-RPC error");
 }
+
+/**
+ * Two fixture processes sharing one Redis under `prefix` (MCP_REDIS_URL: session store, event log and bus), started
+ * on the first `open`, which initializes a 2025-11-25 session on A and sends notifications/initialized to B, so the
+ * session exists on both from the start.
+ */
+export function sharedPair(redisUrl: string, prefix: string, clientName: string) {
+  const legacy = "2025-11-25";
+  let pair: Promise<[Fixture, Fixture]> | undefined;
+  const both = () =>
+    (pair ??= (() => {
+      const env = { MCP_REDIS_URL: redisUrl, MCP_REDIS_PREFIX: prefix };
+      return Promise.all([startFixture(env), startFixture(env)]);
+    })());
+  return {
+    /** The two processes' endpoints (started if they are not yet). */
+    async urls() {
+      const [a, b] = await both();
+      return { ua: a.url, ub: b.url };
+    },
+    async open(capabilities: Record<string, unknown> = {}) {
+      const [a, b] = await both();
+      const init = await raw(a.url, { headers: jsonPost(), body: initializeBody(legacy, 1, clientName, capabilities) });
+      if (init.status !== 200) throw new Error(`initialize on A: HTTP ${init.status} ${init.text}`);
+      const sid = String(init.headers["mcp-session-id"]);
+      const ack = await raw(b.url, { headers: jsonPost(sessionHeaders(sid, legacy)), body: { jsonrpc: "2.0", method: "notifications/initialized" } });
+      if (ack.status !== 202) throw new Error(`notifications/initialized on B: HTTP ${ack.status}`);
+      const h: Record<string, string> = jsonPost(sessionHeaders(sid, legacy));
+      return { sid, ua: a.url, ub: b.url, h, get: { accept: "text/event-stream", ...sessionHeaders(sid, legacy) } };
+    },
+    async stop() {
+      if (pair) await Promise.all((await pair).map((f) => f.stop()));
+    },
+  };
+}

@@ -9,7 +9,7 @@ import type { AddressInfo } from "node:net";
 import { LocalBus, MemorySessions, RedisBus, createServer } from "../../runtime/dist/index.js";
 import { afterAll, describe, expect, it } from "vitest";
 import { REDIS_URL, hasRedis } from "../services.js";
-import { type Fixture, initializeBody, jsonPost, raw, sessionHeaders, startFixture } from "./http-helpers.js";
+import { type Fixture, initializeBody, jsonPost, raw, sessionHeaders, sharedPair, startFixture } from "./http-helpers.js";
 
 const LEGACY = "2025-11-25";
 const call = (id: number, name: string, args: Record<string, unknown> = {}) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args } });
@@ -18,33 +18,16 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 describe("legacy sessions across processes, adversarially (Redis)", async () => {
   const available = await hasRedis();
   const prefix = `adv-${process.pid}-${Date.now()}:`;
-  const fixtures: Fixture[] = [];
+  const pair = sharedPair(REDIS_URL, prefix, "adv");
   afterAll(async () => {
-    await Promise.all(fixtures.map((f) => f.stop()));
+    await pair.stop();
     const redis = new Redis(REDIS_URL);
     const keys = await redis.keys(`${prefix}*`);
     if (keys.length) await redis.del(...keys);
     redis.disconnect();
   });
-  let a: Fixture;
-  let b: Fixture;
-  const both = async () => {
-    if (!a) {
-      const env = { MCP_REDIS_URL: REDIS_URL, MCP_REDIS_PREFIX: prefix };
-      [a, b] = await Promise.all([startFixture(env), startFixture(env)]);
-      fixtures.push(a, b);
-    }
-    return { ua: a.url, ub: b.url };
-  };
-  const open = async (capabilities: Record<string, unknown> = {}) => {
-    const { ua, ub } = await both();
-    const init = await raw(ua, { headers: jsonPost(), body: initializeBody(LEGACY, 1, "adv", capabilities) });
-    expect(init.status).toBe(200);
-    const sid = String(init.headers["mcp-session-id"]);
-    const ack = await raw(ub, { headers: jsonPost(sessionHeaders(sid, LEGACY)), body: { jsonrpc: "2.0", method: "notifications/initialized" } });
-    expect(ack.status).toBe(202);
-    return { sid, ua, ub, h: jsonPost(sessionHeaders(sid, LEGACY)), get: { accept: "text/event-stream", ...sessionHeaders(sid, LEGACY) } };
-  };
+  const both = pair.urls;
+  const open = pair.open;
 
   it.runIf(available)("a session kept in the older layout (one JSON string at session:<id>) is still served, and DELETE ends it, on either process", async () => {
     const { ua, ub } = await both();

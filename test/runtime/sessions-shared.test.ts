@@ -10,7 +10,7 @@ import type { AddressInfo } from "node:net";
 import { LocalBus, MemorySessions, createServer, type SessionRecord } from "../../runtime/dist/index.js";
 import { afterAll, describe, expect, it } from "vitest";
 import { REDIS_URL, hasRedis } from "../services.js";
-import { type Fixture, initializeBody, jsonPost, raw, sessionHeaders, startFixture } from "./http-helpers.js";
+import { type Fixture, initializeBody, jsonPost, raw, sessionHeaders, sharedPair, startFixture } from "./http-helpers.js";
 
 const LEGACY = "2025-11-25";
 const call = (id: number, name: string, args: Record<string, unknown> = {}) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args } });
@@ -19,30 +19,12 @@ describe("legacy sessions across processes (Redis)", async () => {
   const available = await hasRedis();
   const prefix = `mcp-test-${process.pid}-${Date.now()}:`;
   const fixtures: Fixture[] = [];
+  const pair = sharedPair(REDIS_URL, prefix, "shared-test");
   afterAll(async () => {
-    await Promise.all(fixtures.map((f) => f.stop()));
+    await Promise.all([pair.stop(), ...fixtures.map((f) => f.stop())]);
   });
-  let a: Fixture;
-  let b: Fixture;
-  const both = async () => {
-    if (!a) {
-      const env = { MCP_REDIS_URL: REDIS_URL, MCP_REDIS_PREFIX: prefix };
-      [a, b] = await Promise.all([startFixture(env), startFixture(env)]);
-      fixtures.push(a, b);
-    }
-    return { a: a.url, b: b.url };
-  };
   /** initialize on A, notifications/initialized on B: the session exists everywhere from the start. */
-  const open = async (capabilities: Record<string, unknown> = {}) => {
-    const { a: ua, b: ub } = await both();
-    const init = await raw(ua, { headers: jsonPost(), body: initializeBody(LEGACY, 1, "shared-test", capabilities) });
-    expect(init.status).toBe(200);
-    const sid = String(init.headers["mcp-session-id"]);
-    const ack = await raw(ub, { headers: jsonPost(sessionHeaders(sid, LEGACY)), body: { jsonrpc: "2.0", method: "notifications/initialized" } });
-    expect(ack.status).toBe(202);
-    const h: Record<string, string> = jsonPost(sessionHeaders(sid, LEGACY));
-    return { sid, ua, ub, h };
-  };
+  const open = pair.open;
 
   it("a session store that cannot be reached: initialize is 503 with its id and no Mcp-Session-Id (no session half made)", async () => {
     const f = await startFixture({ MCP_REDIS_URL: "redis://127.0.0.1:1", MCP_REDIS_PREFIX: prefix });
