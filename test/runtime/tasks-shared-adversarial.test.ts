@@ -1,0 +1,135 @@
+/**
+ * Adversarial: tasks shared by two fixture processes through PostgreSQL or Redis when the store's connection of the
+ * process running a task goes away for a moment (a TCP proxy in front of the real server, cut and restored): an answer
+ * or a cancel given on the other process meanwhile must still reach the handler.
+ */
+import { Redis } from "ioredis";
+import { afterAll, describe, expect, it } from "vitest";
+import { McpClient, StreamableHttpClientTransport } from "../../runtime/dist/index.js";
+import { join } from "node:path";
+import { createServer, connect, type Socket, type AddressInfo } from "node:net";
+import { ROOT } from "../helpers.js";
+import { POSTGRES_URL, REDIS_URL, hasPostgres, hasRedis } from "../services.js";
+import { type Fixture, startFixture } from "./http-helpers.js";
+
+const FIXTURE = join(ROOT, "test", "fixtures", "tasks-fixture.mjs");
+const EXT = "io.modelcontextprotocol/tasks";
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const terminal = (t: Record<string, any>) => ["completed", "failed", "cancelled"].includes(t.status);
+
+const REDIS_PREFIX = `adv2-${process.pid}-${Date.now()}:`;
+afterAll(async () => {
+  if (!(await hasRedis())) return;
+  const redis = new Redis(REDIS_URL);
+  const keys = await redis.keys(`${REDIS_PREFIX}*`);
+  if (keys.length) await redis.del(...keys);
+  redis.disconnect();
+});
+
+/** A loopback TCP proxy to `url`'s host and port; `down()` cuts every connection and refuses new ones until `up()`. */
+async function proxyTo(url: string) {
+  const target = new URL(url);
+  const sockets = new Set<Socket>();
+  let refusing = false;
+  const server = createServer((client) => {
+    if (refusing) return void client.destroy();
+    const upstream = connect(Number(target.port), target.hostname);
+    for (const s of [client, upstream]) {
+      sockets.add(s);
+      s.on("error", () => {});
+      s.on("close", () => sockets.delete(s));
+    }
+    client.pipe(upstream);
+    upstream.pipe(client);
+    client.on("close", () => upstream.destroy());
+    upstream.on("close", () => client.destroy());
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const port = (server.address() as AddressInfo).port;
+  const u = new URL(url);
+  u.port = String(port);
+  return {
+    url: u.toString(),
+    down: () => {
+      refusing = true;
+      for (const s of sockets) s.destroy();
+    },
+    up: () => void (refusing = false),
+    close: () => {
+      server.close();
+      for (const s of sockets) s.destroy();
+    },
+  };
+}
+
+const STORES = [
+  { name: "PostgreSQL", url: POSTGRES_URL, env: (url: string) => ({ MCP_TASK_STORE: "postgres", MCP_DATABASE_URL: url }), available: hasPostgres },
+  { name: "Redis", url: REDIS_URL, env: (url: string) => ({ MCP_TASK_STORE: "redis", MCP_REDIS_URL: url, MCP_REDIS_PREFIX: REDIS_PREFIX }), available: hasRedis },
+];
+
+describe.each(STORES)("tasks across processes when the runner's store connection drops ($name)", async ({ url, env, available: has }) => {
+  const available = await has();
+  const fixtures: Fixture[] = [];
+  const clients: McpClient[] = [];
+  const proxies: Awaited<ReturnType<typeof proxyTo>>[] = [];
+  afterAll(async () => {
+    await Promise.all(clients.map((c) => c.close().catch(() => {})));
+    await Promise.all(fixtures.map((f) => f.stop()));
+    for (const p of proxies) p.close();
+  });
+  const start = async (storeUrl: string, leaseMs: string) => {
+    const f = await startFixture({ FIXTURE_TRANSPORT: "http", ...env(storeUrl), FIXTURE_LEASE_MS: leaseMs }, [], FIXTURE);
+    fixtures.push(f);
+    const client = await new McpClient({
+      transport: new StreamableHttpClientTransport(f.url),
+      revision: "2026-07-28" as never,
+      capabilities: { extensions: { [EXT]: {} }, elicitation: {} },
+    }).connect();
+    clients.push(client);
+    return { f, client };
+  };
+  const until = async (client: McpClient, taskId: string, done: (t: Record<string, any>) => boolean, tries = 200) => {
+    let t: Record<string, any> = {};
+    for (let i = 0; i < tries; i++) {
+      t = (await client.request("tasks/get", { taskId })) as Record<string, any>;
+      if (done(t)) return t;
+      await sleep(50);
+    }
+    throw new Error(`task ${taskId} never reached the state; last: ${JSON.stringify(t)}`);
+  };
+
+  it.runIf(available)("an answer given on B while A's store connection is down still reaches A's handler: the task completes", { timeout: 30_000 }, async () => {
+    const proxy = await proxyTo(url);
+    proxies.push(proxy);
+    const a = await start(proxy.url, "3000");
+    const b = await start(url, "3000");
+    const created = (await a.client.callTool("confirm", {})) as any;
+    expect(created.resultType).toBe("task");
+    await until(b.client, created.taskId, (t) => t.status === "input_required");
+    proxy.down();
+    await b.client.request("tasks/update", { taskId: created.taskId, inputResponses: { "elicitation-1": { action: "accept", content: { ok: true } } } });
+    await sleep(300);
+    proxy.up();
+    // Well within the lease (3 s): A is alive and reconnected, so the answer must be taken and the task finish.
+    const done = await until(b.client, created.taskId, terminal, 160);
+    expect(done.status).toBe("completed");
+    expect(JSON.parse(done.result.content[0].text).first).toEqual({ action: "accept", content: { ok: true } });
+  });
+
+  it.runIf(available)("after a store outage of a few seconds on A, a cancel on B still aborts A's handler promptly", { timeout: 40_000 }, async () => {
+    const proxy = await proxyTo(url);
+    proxies.push(proxy);
+    // A long lease: the renewals (every 10 s) play no part; only the change announcements do.
+    const a = await start(proxy.url, "30000");
+    const b = await start(url, "30000");
+    proxy.down();
+    await sleep(2500);
+    proxy.up();
+    await sleep(3000); // time to reconnect
+    const created = (await a.client.callTool("work", { ms: 30_000 })) as any;
+    expect(created.resultType).toBe("task");
+    await b.client.request("tasks/cancel", { taskId: created.taskId });
+    for (let i = 0; i < 100 && !a.f.stderr().includes(`aborted ${created.taskId}`); i++) await sleep(30);
+    expect(a.f.stderr()).toContain(`aborted ${created.taskId}`);
+  });
+});
