@@ -133,3 +133,40 @@ describe.each(STORES)("tasks across processes when the runner's store connection
     expect(a.f.stderr()).toContain(`aborted ${created.taskId}`);
   });
 });
+
+describe.each(STORES)("malformed task ids and cursors ($name)", async ({ url, env, available: has }) => {
+  const available = await has();
+  it.runIf(available)("a taskId or cursor with a NUL character is an unknown task / invalid cursor (-32602), not the store's failure", { timeout: 30_000 }, async () => {
+    const f = await startFixture({ FIXTURE_TRANSPORT: "http", ...env(url) }, [], FIXTURE);
+    const core = await new McpClient({ transport: new StreamableHttpClientTransport(f.url), revision: "2025-11-25" as never, capabilities: {} }).connect();
+    const modern = await new McpClient({
+      transport: new StreamableHttpClientTransport(f.url),
+      revision: "2026-07-28" as never,
+      capabilities: { extensions: { [EXT]: {} } },
+    }).connect();
+    const failure = (p: Promise<unknown>) =>
+      p.then(
+        () => ({ code: 0, message: "answered" }),
+        (e: { code: number; message: string }) => ({ code: e.code, message: e.message }),
+      );
+    try {
+      const id = "a\u0000b";
+      for (const [client, method, params] of [
+        [core, "tasks/get", { taskId: id }],
+        [core, "tasks/result", { taskId: id }],
+        [core, "tasks/cancel", { taskId: id }],
+        [modern, "tasks/get", { taskId: id }],
+        [modern, "tasks/update", { taskId: id, inputResponses: {} }],
+        [modern, "tasks/cancel", { taskId: id }],
+      ] as const) {
+        expect(await failure(client.request(method, params)), method).toEqual({ code: -32602, message: `Invalid params: unknown task ${JSON.stringify(id)}` });
+      }
+      expect(await failure(core.request("tasks/list", { cursor: id }))).toEqual({ code: -32602, message: "Invalid params: invalid cursor" });
+      expect(f.stderr()).not.toContain("task store:");
+    } finally {
+      await core.close().catch(() => {});
+      await modern.close().catch(() => {});
+      await f.stop();
+    }
+  });
+});
