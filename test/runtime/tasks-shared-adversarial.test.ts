@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { createServer, connect, type Socket, type AddressInfo } from "node:net";
 import { ROOT } from "../helpers.js";
 import { POSTGRES_URL, REDIS_URL, hasPostgres, hasRedis } from "../services.js";
-import { type Fixture, startFixture } from "./http-helpers.js";
+import { type Fixture, initializeBody, jsonPost, raw, sessionHeaders, startFixture } from "./http-helpers.js";
 
 const FIXTURE = join(ROOT, "test", "fixtures", "tasks-fixture.mjs");
 const EXT = "io.modelcontextprotocol/tasks";
@@ -167,6 +167,39 @@ describe.each(STORES)("malformed task ids and cursors ($name)", async ({ url, en
       await core.close().catch(() => {});
       await modern.close().catch(() => {});
       await f.stop();
+    }
+  });
+});
+
+describe("tasks/result across processes when the waiter's store connection drops (Redis)", async () => {
+  const available = await hasRedis();
+  it.runIf(available)("a task run on B that completes while A's Redis connection is down: tasks/result waiting on A still answers", { timeout: 40_000 }, async () => {
+    const proxy = await proxyTo(REDIS_URL);
+    const legacy = "2025-11-25";
+    const env = (u: string) => ({ FIXTURE_TRANSPORT: "http", MCP_TASK_STORE: "redis", MCP_REDIS_URL: u, MCP_REDIS_PREFIX: REDIS_PREFIX, FIXTURE_LEASE_MS: "3000" });
+    const fa = await startFixture(env(proxy.url), [], FIXTURE);
+    const fb = await startFixture(env(REDIS_URL), [], FIXTURE);
+    try {
+      // One 2025-11-25 session (kept in Redis), opened on A and used on both.
+      const init = await raw(fa.url, { headers: jsonPost(), body: initializeBody(legacy, 1, "adv2") });
+      expect(init.status).toBe(200);
+      const h = jsonPost(sessionHeaders(String(init.headers["mcp-session-id"]), legacy));
+      expect((await raw(fb.url, { headers: h, body: { jsonrpc: "2.0", method: "notifications/initialized" } })).status).toBe(202);
+      const created = await raw(fb.url, { headers: h, body: { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "work", arguments: { ms: 1000 }, task: { ttl: 60_000 } } } });
+      const taskId = created.messages[0].result.task.taskId as string;
+      const started = Date.now();
+      const waiting = raw(fa.url, { headers: h, body: { jsonrpc: "2.0", id: 3, method: "tasks/result", params: { taskId } }, timeoutMs: 12_000 });
+      await sleep(300);
+      proxy.down(); // the task completes on B meanwhile: A's subscription misses the announcement
+      await sleep(1500);
+      proxy.up();
+      const r = await waiting;
+      expect(r.messages.find((m) => m.id === 3)?.result?.content?.[0]?.text).toBe("done (task yes)");
+      expect(Date.now() - started).toBeLessThan(10_000);
+    } finally {
+      await fa.stop();
+      await fb.stop();
+      proxy.close();
     }
   });
 });
