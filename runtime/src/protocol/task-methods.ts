@@ -86,8 +86,23 @@ export class TaskMethods {
         );
         expiry.unref?.();
       }
+      // A shared store's announcements are not queued: one missed while this process's subscription was down a moment
+      // would leave the wait without end, so the task is read again as often as leases are renewed.
+      const { store } = this.tasks;
+      const recheck = store.shared
+        ? setInterval(
+            () =>
+              void store.get(t.taskId).then(
+                (c) => c && isTerminal(c.status) && done(c),
+                () => {},
+              ),
+            Math.max(1, Math.floor(this.tasks.server.taskOptions.leaseMs / 3)),
+          )
+        : undefined;
+      recheck?.unref?.();
       const done = (value?: TaskRecord, err?: unknown) => {
         clearTimeout(expiry);
+        clearInterval(recheck);
         stop();
         signal.removeEventListener("abort", onAbort);
         run?.resultStreams.delete(scope.sink);

@@ -166,7 +166,13 @@ export class Tasks {
         // Renew the leases of the tasks this process runs; a process that dies stops renewing, and its tasks fail.
         this.renewer = setInterval(
           () => {
-            for (const run of this.runs.values()) void store.update(run.id, { lease: this.lease() }).catch(() => {});
+            // The renewal reads the task too: a cancel or an answer whose announcement this process missed (its
+            // subscription was down a moment) reaches the handler here, instead of never.
+            for (const run of this.runs.values())
+              void store.update(run.id, { lease: this.lease() }).then(
+                (t) => t && this.runs.get(run.id) === run && this.deliver(run, t),
+                () => {},
+              );
           },
           Math.max(1, Math.floor(this.server.taskOptions.leaseMs / 3)),
         );
@@ -382,19 +388,24 @@ export class Tasks {
   private changed(t: TaskRecord): void {
     const run = this.runs.get(t.taskId);
     if (run) {
-      if (t.status === "cancelled") run.flight.abort(new Error(t.statusMessage ?? "the task was cancelled"));
-      for (const [key, w] of run.waiting) {
-        if (t.inputResponses && Object.prototype.hasOwnProperty.call(t.inputResponses, key)) {
-          run.waiting.delete(key);
-          w.resolve(t.inputResponses[key] as Result);
-        }
-      }
+      this.deliver(run, t);
       // notifications/tasks/status (MAY; without related-task _meta). spec/2025-11-25/basic/utilities/tasks.mdx#task-notifications
       if (run.link && taskWireForm(run.revision) === "core" && methodFlows(run.revision, "notifications/tasks/status", "server→client")) {
         run.link.send({ jsonrpc: "2.0", method: "notifications/tasks/status", params: encodeTask(run.revision, t) });
       }
     }
     for (const l of this.listeners) l(t);
+  }
+
+  /** What a run of ours takes from its task as stored: a cancel (its abort), the answers its asks wait for. */
+  private deliver(run: TaskRun, t: TaskRecord): void {
+    if (t.status === "cancelled") run.flight.abort(new Error(t.statusMessage ?? "the task was cancelled"));
+    for (const [key, w] of run.waiting) {
+      if (t.inputResponses && Object.prototype.hasOwnProperty.call(t.inputResponses, key)) {
+        run.waiting.delete(key);
+        w.resolve(t.inputResponses[key] as Result);
+      }
+    }
   }
 
   private readonly listeners = new Set<(t: TaskRecord) => void>();

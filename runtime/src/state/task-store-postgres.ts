@@ -61,6 +61,8 @@ function notice(t: TaskRecord): string {
   return Buffer.byteLength(body) < 7900 ? body : t.taskId;
 }
 const expiresAt = (t: TaskRecord): number | null => (t.ttlMs === null ? null : t.createdAt + t.ttlMs);
+/** PostgreSQL text cannot hold NUL: no stored task has such an id (ours are base64url), so it is unknown, not a store failure. */
+const storable = (id: string): boolean => !id.includes("\0");
 const columns = (t: TaskRecord) => [isTerminal(t.status), expiresAt(t), isTerminal(t.status) ? null : (t.lease?.until ?? null), JSON.stringify(t)];
 
 export class PostgresTaskStore implements TaskStore {
@@ -130,6 +132,7 @@ export class PostgresTaskStore implements TaskStore {
   }
 
   async get(taskId: string): Promise<TaskRecord | undefined> {
+    if (!storable(taskId)) return undefined;
     await this.ready;
     const { rows } = await this.pool.query("SELECT body FROM mcp_tasks WHERE task_id = $1", [taskId]);
     if (!rows.length) return undefined;
@@ -158,6 +161,7 @@ export class PostgresTaskStore implements TaskStore {
     if (cursor === undefined) {
       ({ rows } = await this.pool.query("SELECT body FROM mcp_tasks WHERE owner = $1 AND (expires_at IS NULL OR expires_at > $2) ORDER BY seq LIMIT $3", [owner, now, limit + 1]));
     } else {
+      if (!storable(cursor)) throw new RangeError("unknown cursor");
       const at = await this.pool.query("SELECT seq FROM mcp_tasks WHERE task_id = $1 AND owner = $2", [cursor, owner]);
       if (!at.rows.length) throw new RangeError("unknown cursor");
       ({ rows } = await this.pool.query("SELECT body FROM mcp_tasks WHERE owner = $1 AND seq > $2 AND (expires_at IS NULL OR expires_at > $3) ORDER BY seq LIMIT $4", [
@@ -194,6 +198,7 @@ export class PostgresTaskStore implements TaskStore {
 
   /** Read the row for update, change it and write it back in one transaction; NOTIFY on commit when it changed. */
   private async modify(taskId: string, change: (t: TaskRecord, now: number) => boolean, announce = true): Promise<TaskRecord | undefined> {
+    if (!storable(taskId)) return undefined;
     await this.ready;
     const client = await this.pool.connect();
     try {
