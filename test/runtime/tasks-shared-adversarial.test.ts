@@ -3,28 +3,15 @@
  * process running a task goes away for a moment (a TCP proxy in front of the real server, cut and restored): an answer
  * or a cancel given on the other process meanwhile must still reach the handler.
  */
-import { Redis } from "ioredis";
 import { afterAll, describe, expect, it } from "vitest";
 import { McpClient, StreamableHttpClientTransport } from "../../runtime/dist/index.js";
-import { join } from "node:path";
 import { createServer, connect, type Socket, type AddressInfo } from "node:net";
-import { ROOT } from "../helpers.js";
 import { POSTGRES_URL, REDIS_URL, hasPostgres, hasRedis } from "../services.js";
-import { type Fixture, initializeBody, jsonPost, raw, sessionHeaders, startFixture } from "./http-helpers.js";
-
-const FIXTURE = join(ROOT, "test", "fixtures", "tasks-fixture.mjs");
-const EXT = "io.modelcontextprotocol/tasks";
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const terminal = (t: Record<string, any>) => ["completed", "failed", "cancelled"].includes(t.status);
+import { initializeBody, jsonPost, raw, sessionHeaders, startFixture } from "./http-helpers.js";
+import { EXT, TASKS_FIXTURE as FIXTURE, TaskProcesses, dropRedisKeys, sleep, terminal, untilTask as until } from "./tasks-shared-helpers.js";
 
 const REDIS_PREFIX = `adv2-${process.pid}-${Date.now()}:`;
-afterAll(async () => {
-  if (!(await hasRedis())) return;
-  const redis = new Redis(REDIS_URL);
-  const keys = await redis.keys(`${REDIS_PREFIX}*`);
-  if (keys.length) await redis.del(...keys);
-  redis.disconnect();
-});
+afterAll(() => dropRedisKeys(REDIS_PREFIX));
 
 /** A loopback TCP proxy to `url`'s host and port; `down()` cuts every connection and refuses new ones until `up()`. */
 async function proxyTo(url: string) {
@@ -69,34 +56,13 @@ const STORES = [
 
 describe.each(STORES)("tasks across processes when the runner's store connection drops ($name)", async ({ url, env, available: has }) => {
   const available = await has();
-  const fixtures: Fixture[] = [];
-  const clients: McpClient[] = [];
+  const processes = new TaskProcesses();
   const proxies: Awaited<ReturnType<typeof proxyTo>>[] = [];
   afterAll(async () => {
-    await Promise.all(clients.map((c) => c.close().catch(() => {})));
-    await Promise.all(fixtures.map((f) => f.stop()));
+    await processes.close();
     for (const p of proxies) p.close();
   });
-  const start = async (storeUrl: string, leaseMs: string) => {
-    const f = await startFixture({ FIXTURE_TRANSPORT: "http", ...env(storeUrl), FIXTURE_LEASE_MS: leaseMs }, [], FIXTURE);
-    fixtures.push(f);
-    const client = await new McpClient({
-      transport: new StreamableHttpClientTransport(f.url),
-      revision: "2026-07-28" as never,
-      capabilities: { extensions: { [EXT]: {} }, elicitation: {} },
-    }).connect();
-    clients.push(client);
-    return { f, client };
-  };
-  const until = async (client: McpClient, taskId: string, done: (t: Record<string, any>) => boolean, tries = 200) => {
-    let t: Record<string, any> = {};
-    for (let i = 0; i < tries; i++) {
-      t = (await client.request("tasks/get", { taskId })) as Record<string, any>;
-      if (done(t)) return t;
-      await sleep(50);
-    }
-    throw new Error(`task ${taskId} never reached the state; last: ${JSON.stringify(t)}`);
-  };
+  const start = (storeUrl: string, leaseMs: string) => processes.start(env(storeUrl), leaseMs);
 
   it.runIf(available)("an answer given on B while A's store connection is down still reaches A's handler: the task completes", { timeout: 30_000 }, async () => {
     const proxy = await proxyTo(url);

@@ -4,27 +4,13 @@
  * created on process A is polled, answered and cancelled on process B, B's subscriptions/listen hears A's task, and a
  * task whose process died reads failed once its lease lapses. Two fixture processes over HTTP, 2026-07-28 clients.
  */
-import { Redis } from "ioredis";
 import { afterAll, describe, expect, it } from "vitest";
-import { ClientError, McpClient, StreamableHttpClientTransport } from "../../runtime/dist/index.js";
-import { join } from "node:path";
-import { ROOT } from "../helpers.js";
+import { ClientError } from "../../runtime/dist/index.js";
 import { POSTGRES_URL, REDIS_URL, hasPostgres, hasRedis } from "../services.js";
-import { type Fixture, startFixture } from "./http-helpers.js";
-
-const FIXTURE = join(ROOT, "test", "fixtures", "tasks-fixture.mjs");
-const EXT = "io.modelcontextprotocol/tasks";
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const terminal = (t: Record<string, any>) => ["completed", "failed", "cancelled"].includes(t.status);
+import { TaskProcesses, dropRedisKeys, sleep, terminal, untilTask as until } from "./tasks-shared-helpers.js";
 
 const REDIS_PREFIX = `mcp-test-shared-${process.pid}-${Date.now()}:`;
-afterAll(async () => {
-  if (!(await hasRedis())) return;
-  const redis = new Redis(REDIS_URL);
-  const keys = await redis.keys(`${REDIS_PREFIX}*`);
-  if (keys.length) await redis.del(...keys);
-  redis.disconnect();
-});
+afterAll(() => dropRedisKeys(REDIS_PREFIX));
 
 const STORES: { name: string; env: Record<string, string>; available: () => Promise<boolean> }[] = [
   { name: "PostgreSQL", env: { MCP_TASK_STORE: "postgres", MCP_DATABASE_URL: POSTGRES_URL }, available: hasPostgres },
@@ -34,32 +20,9 @@ const STORES: { name: string; env: Record<string, string>; available: () => Prom
 
 describe.each(STORES)("tasks across processes ($name store)", async ({ env, available: has }) => {
   const available = await has();
-  const fixtures: Fixture[] = [];
-  const clients: McpClient[] = [];
-  afterAll(async () => {
-    await Promise.all(clients.map((c) => c.close().catch(() => {})));
-    await Promise.all(fixtures.map((f) => f.stop()));
-  });
-  const start = async () => {
-    const f = await startFixture({ FIXTURE_TRANSPORT: "http", ...env, FIXTURE_LEASE_MS: "3000" }, [], FIXTURE);
-    fixtures.push(f);
-    const client = await new McpClient({
-      transport: new StreamableHttpClientTransport(f.url),
-      revision: "2026-07-28" as never,
-      capabilities: { extensions: { [EXT]: {} }, elicitation: {} },
-    }).connect();
-    clients.push(client);
-    return { f, client };
-  };
-  const until = async (client: McpClient, taskId: string, done: (t: Record<string, any>) => boolean) => {
-    let t: Record<string, any> = {};
-    for (let i = 0; i < 200; i++) {
-      t = (await client.request("tasks/get", { taskId })) as Record<string, any>;
-      if (done(t)) return t;
-      await sleep(50);
-    }
-    throw new Error(`task ${taskId} never reached the state; last: ${JSON.stringify(t)}`);
-  };
+  const processes = new TaskProcesses();
+  afterAll(() => processes.close());
+  const start = () => processes.start(env);
 
   it.runIf(available)("a task created on A is polled and answered on B, and its listen notifications reach B", async () => {
     const a = await start();
