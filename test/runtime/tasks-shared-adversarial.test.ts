@@ -100,6 +100,32 @@ describe.each(STORES)("tasks across processes when the runner's store connection
   });
 });
 
+describe.each(STORES)("a runner that loses its lease ($name)", async ({ url, env, available: has }) => {
+  const available = await has();
+  const processes = new TaskProcesses();
+  const proxies: Awaited<ReturnType<typeof proxyTo>>[] = [];
+  afterAll(async () => {
+    await processes.close();
+    for (const p of proxies) p.close();
+  });
+  it.runIf(available)("A cut off from the store past its lease: B reads the task failed, and once A is back its handler is stopped, the task staying failed", { timeout: 40_000 }, async () => {
+    const proxy = await proxyTo(url);
+    proxies.push(proxy);
+    const a = await processes.start(env(proxy.url), "2000");
+    const b = await processes.start(env(url), "2000");
+    const created = (await a.client.callTool("work", { ms: 60_000 })) as any;
+    expect(created.resultType).toBe("task");
+    await until(b.client, created.taskId, (t) => t.status === "working");
+    proxy.down();
+    const lost = await until(b.client, created.taskId, terminal, 120);
+    expect(lost).toMatchObject({ status: "failed", error: { code: -32603 } });
+    proxy.up();
+    for (let i = 0; i < 200 && !a.f.stderr().includes(`aborted ${created.taskId}`); i++) await sleep(50);
+    expect(a.f.stderr()).toContain(`aborted ${created.taskId}: the task was ended elsewhere (failed): this process's lease on it lapsed`);
+    expect((await b.client.request("tasks/get", { taskId: created.taskId })) as any).toMatchObject({ status: "failed" });
+  });
+});
+
 describe.each(STORES)("malformed task ids and cursors ($name)", async ({ url, env, available: has }) => {
   const available = await has();
   it.runIf(available)("a taskId or cursor with a NUL character is an unknown task / invalid cursor (-32602), not the store's failure", { timeout: 30_000 }, async () => {

@@ -27,7 +27,7 @@ import type { TaskSupport, ToolResult } from "../server/types.js";
 import { encodeResult } from "../wire/encode.js";
 import { McpError, type JsonRpcMessage } from "../wire/jsonrpc.js";
 import { META_RELATED_TASK, TASKS_EXTENSION } from "../wire/meta.js";
-import { createTaskResult, encodeTask } from "../wire/tasks.js";
+import { createTaskResult, encodeTask, isTerminal } from "../wire/tasks.js";
 import type { HandlerContext } from "./context.js";
 import { InFlight, type RequestScope, type Sink } from "./request.js";
 import { randomId } from "./mrtr.js";
@@ -72,6 +72,8 @@ export class TaskRun implements TaskHandle {
    * request, once it is stored (`ready`).
    */
   decided = false;
+  /** The handler has settled: its outcome is being stored (the task may read terminal before the run ends here). */
+  finishing = false;
   /** Stored (durable): CreateTaskResult may be written, and the task's own asks and status messages go to the store. */
   created = false;
   readonly ready: Promise<void>;
@@ -170,7 +172,13 @@ export class Tasks {
             // subscription was down a moment) reaches the handler here, instead of never.
             for (const run of this.runs.values())
               void store.update(run.id, { lease: this.lease() }).then(
-                (t) => t && this.runs.get(run.id) === run && this.deliver(run, t),
+                (t) => {
+                  if (!t || this.runs.get(run.id) !== run) return;
+                  this.deliver(run, t);
+                  // Ended while the handler still runs, not by a cancel: the lease lapsed (renewals failed) and another
+                  // process failed the task. Its outcome can no longer be stored (a terminal task never changes): stop it.
+                  if (isTerminal(t.status) && t.status !== "cancelled" && !run.finishing) run.flight.abort(new Error(`the task was ended elsewhere (${t.status}): this process's lease on it lapsed`));
+                },
                 () => {},
               );
           },
@@ -341,6 +349,7 @@ export class Tasks {
   /** Store the terminal outcome (a terminal task, e.g. cancelled, keeps its status). */
   private async finish(run: TaskRun, tool: CompiledTool, outcome: Promise<{ ok: true; r: Result } | { ok: false; e: unknown }>): Promise<void> {
     const o = await outcome;
+    run.finishing = true;
     const { revision } = run;
     try {
       let result: Result | undefined;
