@@ -98,21 +98,12 @@ describe.each(STORES)("tasks across processes when the runner's store connection
     for (let i = 0; i < 100 && !a.f.stderr().includes(`aborted ${created.taskId}`); i++) await sleep(30);
     expect(a.f.stderr()).toContain(`aborted ${created.taskId}`);
   });
-});
 
-describe.each(STORES)("a runner that loses its lease ($name)", async ({ url, env, available: has }) => {
-  const available = await has();
-  const processes = new TaskProcesses();
-  const proxies: Awaited<ReturnType<typeof proxyTo>>[] = [];
-  afterAll(async () => {
-    await processes.close();
-    for (const p of proxies) p.close();
-  });
   it.runIf(available)("A cut off from the store past its lease: B reads the task failed, and once A is back its handler is stopped, the task staying failed", { timeout: 40_000 }, async () => {
     const proxy = await proxyTo(url);
     proxies.push(proxy);
-    const a = await processes.start(env(proxy.url), "2000");
-    const b = await processes.start(env(url), "2000");
+    const a = await start(proxy.url, "2000");
+    const b = await start(url, "2000");
     const created = (await a.client.callTool("work", { ms: 60_000 })) as any;
     expect(created.resultType).toBe("task");
     await until(b.client, created.taskId, (t) => t.status === "working");

@@ -10,7 +10,7 @@
  * (ioredis reconnects and subscribes again by itself). Install it beside the runtime: `npm install ioredis`.
  */
 import { randomBytes } from "node:crypto";
-import type { BusMessage, MessageBus } from "./bus.js";
+import { type BusMessage, type MessageBus, Subscribers } from "./bus.js";
 import { type RedisClient, connectRedis, loadRedis, subscribeRetrying } from "./redis.js";
 
 export interface RedisBusOptions {
@@ -27,7 +27,7 @@ export class RedisBus implements MessageBus {
   private readonly publisher: RedisClient;
   private readonly subscriber: RedisClient;
   private readonly base: string;
-  private readonly channels = new Map<string, Set<(m: BusMessage) => void>>();
+  private readonly channels = new Subscribers();
   private closed = false;
 
   /** @param url a Redis URL (`redis://host:port/db`); throws when `ioredis` is not installed. Connects at once, reconnects by itself. */
@@ -65,15 +65,7 @@ export class RedisBus implements MessageBus {
   }
 
   subscribe(channel: string, handler: (message: BusMessage) => void): () => void {
-    let handlers = this.channels.get(channel);
-    if (!handlers) this.channels.set(channel, (handlers = new Set()));
-    handlers.add(handler);
-    // The channel goes with its last subscriber: channels are per session, and a request naming an unknown one
-    // (restore listens while it reads the store) must not leave one behind.
-    return () => {
-      handlers!.delete(handler);
-      if (!handlers!.size && this.channels.get(channel) === handlers) this.channels.delete(channel);
-    };
+    return this.channels.add(channel, handler);
   }
 
   async close(): Promise<void> {
@@ -90,9 +82,7 @@ export class RedisBus implements MessageBus {
 
   /** A handler's exception: the publisher's own (thrown to it, as LocalBus does), or, from Redis, reported and contained. */
   private deliver(channel: string, message: BusMessage, remote: boolean): void {
-    const handlers = this.channels.get(channel);
-    if (!handlers) return;
-    for (const h of [...handlers]) {
+    for (const h of this.channels.of(channel)) {
       if (!remote) h(message);
       else
         try {

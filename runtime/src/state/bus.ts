@@ -18,26 +18,39 @@ export interface MessageBus {
   close(): Promise<void>;
 }
 
-/** The default bus: this process only. */
-export class LocalBus implements MessageBus {
-  readonly shared = false;
-  private readonly channels = new Map<string, Set<(m: BusMessage) => void>>();
-
-  publish(channel: string, message: BusMessage): void {
-    const handlers = this.channels.get(channel);
-    if (handlers) for (const h of [...handlers]) h(message);
-  }
-
-  subscribe(channel: string, handler: (message: BusMessage) => void): () => void {
-    let handlers = this.channels.get(channel);
-    if (!handlers) this.channels.set(channel, (handlers = new Set()));
+/** A bus's subscribers, by channel: the bookkeeping every bus shares. */
+export class Subscribers extends Map<string, Set<(m: BusMessage) => void>> {
+  /** Add `handler` to `channel`; returns its removal. */
+  add(channel: string, handler: (message: BusMessage) => void): () => void {
+    let handlers = this.get(channel);
+    if (!handlers) this.set(channel, (handlers = new Set()));
     handlers.add(handler);
     // The channel goes with its last subscriber: channels are per session, and a request naming an unknown one
     // (restore listens while it reads the store) must not leave one behind.
     return () => {
       handlers!.delete(handler);
-      if (!handlers!.size && this.channels.get(channel) === handlers) this.channels.delete(channel);
+      if (!handlers!.size && this.get(channel) === handlers) this.delete(channel);
     };
+  }
+
+  /** The handlers of `channel` now (a copy: a handler may unsubscribe while they run). */
+  of(channel: string): ((message: BusMessage) => void)[] {
+    const handlers = this.get(channel);
+    return handlers ? [...handlers] : [];
+  }
+}
+
+/** The default bus: this process only. */
+export class LocalBus implements MessageBus {
+  readonly shared = false;
+  private readonly channels = new Subscribers();
+
+  publish(channel: string, message: BusMessage): void {
+    for (const h of this.channels.of(channel)) h(message);
+  }
+
+  subscribe(channel: string, handler: (message: BusMessage) => void): () => void {
+    return this.channels.add(channel, handler);
   }
 
   async close(): Promise<void> {

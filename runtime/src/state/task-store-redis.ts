@@ -130,14 +130,9 @@ export class RedisTaskStore implements TaskStore {
 
   async get(taskId: string): Promise<TaskRecord | undefined> {
     await this.ready;
-    const raw = await this.redis.get(this.key(taskId));
-    if (raw === null) return undefined;
-    const t = JSON.parse(raw) as TaskRecord;
-    const now = Date.now();
-    if (expired(t, now)) {
-      await this.remove(t);
-      return undefined;
-    }
+    const live = await this.read(taskId);
+    if (!live) return undefined;
+    const { t, now } = live;
     if (lapsed(t, now)) return this.modify(taskId, (r, at) => lapsed(r, at) && applyChange(r, lostTask(r), at));
     return t;
   }
@@ -218,19 +213,25 @@ export class RedisTaskStore implements TaskStore {
     await REMOVE.run(this.redis, [this.key(t.taskId), this.index(t.owner), this.running], [t.taskId]);
   }
 
+  /** The task as stored (its JSON too, for a compare-and-set) and the time read, or undefined: unknown, or expired (then removed). */
+  private async read(taskId: string): Promise<{ raw: string; t: TaskRecord; now: number } | undefined> {
+    const raw = await this.redis.get(this.key(taskId));
+    if (raw === null) return undefined;
+    const t = JSON.parse(raw) as TaskRecord;
+    const now = Date.now();
+    if (!expired(t, now)) return { raw, t, now };
+    await this.remove(t);
+    return undefined;
+  }
+
   /** Read the task, change it, and write it back if nobody changed it meanwhile (else again); announce it when it changed. */
   private async modify(taskId: string, change: (t: TaskRecord, now: number) => boolean, announce = true): Promise<TaskRecord | undefined> {
     await this.ready;
     const key = this.key(taskId);
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-      const raw = await this.redis.get(key);
-      if (raw === null) return undefined;
-      const t = JSON.parse(raw) as TaskRecord;
-      const now = Date.now();
-      if (expired(t, now)) {
-        await this.remove(t);
-        return undefined;
-      }
+      const live = await this.read(taskId);
+      if (!live) return undefined;
+      const { raw, t, now } = live;
       const ttlBefore = t.ttlMs;
       if (!change(t, now)) return t;
       const written = await WRITE.run(
