@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "no
 import { dirname, join } from "node:path";
 import { PROJECT_ROOT, knownRevisions } from "./manifest.js";
 import type { PackageManager } from "./package-manager.js";
-import type { AuthChoice, ResolvedOptions, TransportChoice } from "./scaffold.js";
+import type { AuthChoice, ResolvedOptions, TransportChoice } from "./scaffold-options.js";
 import { sha256 } from "./sync.js";
 
 /** What the scaffolder wrote, for `create-mcp-server upgrade`: a file whose sha256 is still this one is not the user's. */

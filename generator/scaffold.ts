@@ -5,139 +5,23 @@
  *
  * Everything is decided and rendered in memory first: a refusal (non-empty
  * directory, invalid package name, unknown template, transport or revision)
- * is one line on stderr, a non-zero exit, and nothing written.
+ * is one line on stderr, a non-zero exit, and nothing written. The choices and
+ * their checks are scaffold-options.ts's; this module renders, writes and installs.
  */
 import { spawn } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
-import { createRequire } from "node:module";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { basename, join, relative, resolve } from "node:path";
 import Handlebars from "handlebars";
 import { clientConfig, clientConfigLines } from "./client-config.js";
 import { initRepository } from "./git.js";
-import { PROJECT_ROOT, knownRevisions } from "./manifest.js";
+import { PROJECT_ROOT } from "./manifest.js";
 import { listFiles, packRuntime } from "./pack.js";
-import { packageManagerCommands, resolvePackageManager, type PackageManager } from "./package-manager.js";
+import { packageManagerCommands } from "./package-manager.js";
 import { planWrite, SCAFFOLD_MANIFEST, scaffoldManifest, writeProject } from "./project-files.js";
+import { RUNTIME_DIR, RUNTIME_PACKAGE, ScaffoldError, TEMPLATES_DIR, ask, refuse, resolveOptions, type ResolvedOptions, type ScaffoldOptions } from "./scaffold-options.js";
 
-export const TEMPLATES_DIR = join(PROJECT_ROOT, "templates");
-export const RUNTIME_DIR = join(PROJECT_ROOT, "runtime");
-export const RUNTIME_PACKAGE = "@create-mcp-server/runtime";
-export const TRANSPORT_CHOICES = ["stdio", "http", "both"] as const;
-export type TransportChoice = (typeof TRANSPORT_CHOICES)[number];
-export const AUTH_CHOICES = ["none", "oauth"] as const;
-export type AuthChoice = (typeof AUTH_CHOICES)[number];
-
-export interface ScaffoldOptions {
-  template?: string;
-  transport?: string;
-  /** "none" (default) or "oauth": the HTTP server verifies OAuth access tokens (spec/2025-11-25/basic/authorization.mdx). */
-  auth?: string;
-  /** Comma-separated list, or an array. Default: every revision the rules module knows. */
-  revisions?: string | string[];
-  name?: string;
-  description?: string;
-  yes?: boolean;
-  install?: boolean;
-  force?: boolean;
-  /** With force: replace the files that differ from what the scaffolder writes (implies force). */
-  overwrite?: boolean;
-  runtime?: string;
-  /** npm, pnpm or yarn; default: the one running this command (npm_config_user_agent), else npm. */
-  packageManager?: string;
-  /** false (`--no-git`): no `git init` and first commit. */
-  git?: boolean;
-}
-
-/** A refusal: printed as one line, exit 1, nothing written. */
-export class ScaffoldError extends Error {}
-
-const refuse = (message: string): never => {
-  throw new ScaffoldError(message);
-};
-
-/** Template names: the folders of templates/ that do not start with `_`. */
-export function listTemplates(): string[] {
-  return readdirSync(TEMPLATES_DIR, { withFileTypes: true })
-    .filter((d) => d.isDirectory() && !d.name.startsWith("_") && !d.name.startsWith("."))
-    .map((d) => d.name)
-    .sort();
-}
-
-function validatePackageName(name: string): string[] {
-  const validate = createRequire(import.meta.url)("validate-npm-package-name") as (n: string) => { validForNewPackages: boolean; errors?: string[]; warnings?: string[] };
-  const r = validate(name);
-  return r.validForNewPackages ? [] : [...(r.errors ?? []), ...(r.warnings ?? [])];
-}
-
-export interface ResolvedOptions {
-  dir: string;
-  template: string;
-  transport: TransportChoice;
-  auth: AuthChoice;
-  revisions: string[];
-  name: string;
-  description: string;
-  install: boolean;
-  force: boolean;
-  overwrite: boolean;
-  runtime?: string;
-  packageManager: PackageManager;
-  git: boolean;
-}
-
-/** Validate every choice; refuses with one line naming what is wrong and what is allowed. */
-export function resolveOptions(dirArg: string | undefined, opts: ScaffoldOptions): ResolvedOptions {
-  if (!dirArg) refuse("name the directory of the new project, e.g. `create-mcp-server my-server` (or run it on a terminal to be asked)");
-  const dir = resolve(dirArg!);
-  const templates = listTemplates();
-  const template = opts.template ?? "basic";
-  if (!templates.includes(template)) refuse(`unknown template "${template}"; known templates: ${templates.join(", ")}`);
-  const transport = (opts.transport ?? "both") as TransportChoice;
-  if (!TRANSPORT_CHOICES.includes(transport)) refuse(`unknown transport "${opts.transport}"; choose one of: ${TRANSPORT_CHOICES.join(", ")}`);
-  const auth = (opts.auth ?? "none") as AuthChoice;
-  if (!AUTH_CHOICES.includes(auth)) refuse(`unknown --auth "${opts.auth}"; choose one of: ${AUTH_CHOICES.join(", ")}`);
-  // Authorization is an HTTP concern: a stdio server takes its credentials from the environment and never runs OAuth.
-  // spec/2025-11-25/basic/authorization.mdx#protocol-requirements
-  if (auth === "oauth" && transport === "stdio") refuse(`--auth oauth needs the http transport (--transport http or both): a stdio server takes its credentials from the environment, never OAuth`);
-  const known = knownRevisions();
-  let revisions = known;
-  if (opts.revisions !== undefined) {
-    const asked = (Array.isArray(opts.revisions) ? opts.revisions : opts.revisions.split(",")).map((r) => r.trim()).filter(Boolean);
-    if (asked.length === 1 && asked[0] === "all") revisions = known;
-    else {
-      const unknown = asked.filter((r) => !known.includes(r));
-      if (unknown.length) refuse(`unknown revision${unknown.length > 1 ? "s" : ""} ${unknown.join(", ")}; known revisions: ${known.join(", ")}`);
-      if (!asked.length) refuse(`--revisions needs at least one revision; known revisions: ${known.join(", ")}`);
-      revisions = known.filter((r) => asked.includes(r));
-    }
-  }
-  const pm = resolvePackageManager(opts.packageManager, process.env.npm_config_user_agent);
-  if ("error" in pm) return refuse(pm.error);
-  const name = opts.name ?? basename(dir);
-  const problems = validatePackageName(name);
-  if (problems.length) refuse(`"${name}" is not a valid npm package name: ${problems.join("; ")}${opts.name ? "" : " (use --name to choose another)"}`);
-  if (existsSync(dir)) {
-    if (!statSync(dir).isDirectory()) refuse(`${dir} exists and is not a directory`);
-    if (readdirSync(dir).length && !opts.force && !opts.overwrite) refuse(`${dir} is not empty; choose another directory, or pass --force to write into it`);
-  }
-  return {
-    dir,
-    template,
-    transport,
-    auth,
-    revisions,
-    name,
-    description: opts.description ?? defaultDescription(template),
-    install: opts.install ?? true,
-    force: (opts.force ?? false) || (opts.overwrite ?? false),
-    overwrite: opts.overwrite ?? false,
-    runtime: opts.runtime,
-    packageManager: pm.packageManager,
-    git: opts.git ?? true,
-  };
-}
-
-// ---- the runtime dependency ----
+// The choices are scaffold-options.ts's; importers of this module see them here too.
+export * from "./scaffold-options.js";
 
 export interface RuntimeDependency {
   /** The dependency spec written into package.json. */
@@ -287,60 +171,6 @@ export const defaultIo = (): Io => ({
   err: (s) => process.stderr.write(s),
   tty: Boolean(process.stdout.isTTY && process.stdin.isTTY),
 });
-
-/** The description a project gets when none is given, with or without questions. */
-function defaultDescription(template: string): string {
-  return `An MCP server scaffolded by create-mcp-server (${template} template)`;
-}
-
-/** Questions, asked only on a terminal, never in CI or with --yes, and only for what the flags left open. */
-async function ask(dirArg: string | undefined, opts: ScaffoldOptions): Promise<{ dir: string | undefined; opts: ScaffoldOptions }> {
-  const { input, select, confirm } = await import("@inquirer/prompts");
-  const next = { ...opts };
-  let dir = dirArg;
-  if (!dir) dir = await input({ message: "Project directory:", default: "my-mcp-server", validate: (v) => (v.trim() ? true : "a directory is needed") });
-  if (!next.name) {
-    const fallback = basename(resolve(dir));
-    next.name = await input({ message: "Package name:", default: validatePackageName(fallback).length ? "my-mcp-server" : fallback, validate: (v) => validatePackageName(v).join("; ") || true });
-  }
-  if (!next.template) {
-    next.template = await select({
-      message: "Template:",
-      choices: listTemplates().map((t) => ({
-        value: t,
-        name: t,
-        description: t === "everything" ? "the fixture of the official conformance suite: every feature" : t === "basic" ? "echo, a structured tool, a resource, a template and a prompt" : undefined,
-      })),
-    });
-  }
-  if (next.description === undefined) next.description = await input({ message: "Description:", default: defaultDescription(next.template ?? "basic") });
-  if (!next.transport) {
-    next.transport = await select({
-      message: "Transport:",
-      choices: [
-        { value: "both", name: "both (stdio and Streamable HTTP)" },
-        { value: "stdio", name: "stdio" },
-        { value: "http", name: "Streamable HTTP" },
-      ],
-    });
-  }
-  if (!next.auth && next.transport !== "stdio") {
-    next.auth = await select({
-      message: "Authorization of the HTTP server:",
-      choices: [
-        { value: "none", name: "none (loopback only, or behind an authenticating proxy)" },
-        { value: "oauth", name: "OAuth 2.1 resource server (access tokens of your authorization server)" },
-      ],
-    });
-  }
-  if (next.install === undefined) next.install = await confirm({ message: "Install dependencies now?", default: true });
-  const target = resolve(dir);
-  if (existsSync(target) && statSync(target).isDirectory() && readdirSync(target).length && !next.force) {
-    next.force = await confirm({ message: `${target} is not empty. Write into it anyway?`, default: false });
-    if (!next.force) refuse(`${target} is not empty; choose another directory, or pass --force to write into it`);
-  }
-  return { dir, opts: next };
-}
 
 /** Run a command in `cwd`, showing a spinner with the elapsed time on a terminal; its output is shown if it fails. */
 export function runStep(label: string, command: string, args: string[], cwd: string, io: Io): Promise<void> {
