@@ -5,6 +5,7 @@
  */
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { createServer } from "../../runtime/dist/index.js";
+import { REDIS_URL, hasRedis } from "../services.js";
 import { type Fixture, MODERN, jsonPost, modernMeta, modernRequest, raw, startFixture } from "./http-helpers.js";
 
 const A = "a".repeat(32);
@@ -12,7 +13,8 @@ const B = "b".repeat(40);
 const C = "c".repeat(32);
 const TOOL = "test_input_required_result_elicitation";
 
-describe("requestState secrets: a list, the first seals, any opens", () => {
+describe("requestState secrets: a list, the first seals, any opens", async () => {
+  const redis = await hasRedis();
   const started: Fixture[] = [];
   afterAll(() => Promise.all(started.map((f) => f.stop())));
   const fixtures = new Map<string, Promise<Fixture>>();
@@ -82,6 +84,15 @@ describe("requestState secrets: a list, the first seals, any opens", () => {
     expect(createServer({ name: "s", version: "1", requestStateSecret: A }).requestStateCodec.open(state)).toEqual(payload);
     expect(createServer({ name: "s", version: "1", requestStateSecret: [B] }).requestStateCodec.open(state)).toBeUndefined();
     expect(createServer({ name: "s", version: "1" }).requestStateCodec.open(state)).toBeUndefined();
+  });
+
+  it.runIf(redis)("a real process with MCP_REDIS_URL and no MCP_REQUEST_STATE_SECRET says so on stderr at start; with the secret, it does not", async () => {
+    const env = { MCP_REDIS_URL: REDIS_URL, MCP_REDIS_PREFIX: `mcp-test-secret-${process.pid}:` };
+    const without = await startFixture(env);
+    const withSecret = await startFixture({ ...env, MCP_REQUEST_STATE_SECRET: A });
+    started.push(without, withSecret);
+    expect(without.stderr()).toMatch(/^mcp runtime: warning: .*MCP_REQUEST_STATE_SECRET is not set/m);
+    expect(withSecret.stderr()).not.toContain("MCP_REQUEST_STATE_SECRET");
   });
 
   it("shared stores without a shared secret: one warning at start, naming MCP_REQUEST_STATE_SECRET (modern revisions served only)", () => {
