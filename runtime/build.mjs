@@ -1,7 +1,7 @@
 // Builds the runtime package: tsc (runtime/src and the generated out/ modules) into dist/,
 // copies the generated ajv standalone validators and the rules data, and writes the dist/index entry.
 import { execFileSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { build as bundle } from "esbuild";
@@ -50,6 +50,8 @@ await bundle({
   // The rules module is bundled in (its predicates are then plain calls, not getters of a re-exported namespace); the
   // validator loaders stay a file of their own, beside the validators they import.
   external: ["../../out/loaders.js", "ajv", "ajv/*", "ajv-formats", "ajv-formats/*", "eventsource-parser", "jose", "node:*"],
+  // The package's version, as RUNTIME_VERSION (runtime/src/index.ts).
+  define: { __RUNTIME_VERSION__: JSON.stringify(JSON.parse(readFileSync(join(here, "package.json"), "utf8")).version) },
   logLevel: "warning",
 });
 writeFileSync(join(tmp, "index.js"), 'export * from "./runtime/src/index.js";\n');

@@ -124,3 +124,10 @@ export function createServer(options: ServerOptions): McpServer {
 
 export { McpClient, ClientError, StdioClientTransport, ALL_REVISIONS, type ClientTransport, type ClientOptions, type Delivery, type RequestOptions } from "./client/client.js";
 export { StreamableHttpClientTransport, SseClientTransport, type HttpClientOptions } from "./client/http.js";
+
+declare const __RUNTIME_VERSION__: string | undefined;
+/**
+ * The version of `@create-mcp-server/runtime` this code was built as (its package.json's, set by runtime/build.mjs),
+ * e.g. "0.1.0": what a project's `--version` reports, so that an upgrade can be seen in the process that runs.
+ */
+export const RUNTIME_VERSION: string = typeof __RUNTIME_VERSION__ === "string" ? __RUNTIME_VERSION__ : "0.0.0-unbuilt";
