@@ -22,6 +22,19 @@ function fail(err: unknown): never {
   process.exit(1);
 }
 
+/**
+ * The maintainers' generator (`generate`, `schemas add`) needs the repository's development dependencies (ts-morph,
+ * json-schema-to-typescript, ajv), which an installed create-mcp-server does not carry: say so in one line.
+ */
+async function maintainerModule<T>(load: () => Promise<T>, command: string): Promise<T> {
+  try {
+    return await load();
+  } catch (err) {
+    if ((err as { code?: string }).code !== "ERR_MODULE_NOT_FOUND") throw err;
+    return fail(`'${command}' is a maintainer's command: run it in a clone of create-mcp-server after \`npm install\` (${(err as Error).message.split("\n")[0]})`);
+  }
+}
+
 export function buildProgram(): Command {
   const program = new Command("create-mcp-server")
     .description("Scaffold and generate spec-exact, dual-era MCP servers from the official schemas")
@@ -38,7 +51,7 @@ export function buildProgram(): Command {
     .option("--schemas <dir>", "directory with manifest.json and <revision>/schema.{ts,json}", join(PROJECT_ROOT, "schemas"))
     .option("--verbose", "print where the time goes")
     .action(async (opts: { check?: boolean; out: string; schemas: string; verbose?: boolean }) => {
-      const { generate } = await import("./generate.js");
+      const { generate } = await maintainerModule(() => import("./generate.js"), "generate");
       const t0 = performance.now();
       const { stale, generated } = await generate({ check: opts.check, outDir: opts.out, schemasDir: opts.schemas });
       const ms = performance.now() - t0;
@@ -90,7 +103,7 @@ export function buildProgram(): Command {
     .option("--schemas <dir>", "schemas directory (with manifest.json)", join(PROJECT_ROOT, "schemas"))
     .option("--out <dir>", "output directory", join(PROJECT_ROOT, "out"))
     .action(async (revision: string, opts: { from: string; url?: string; schemas: string; out: string }) => {
-      const { addRevision } = await import("./add.js");
+      const { addRevision } = await maintainerModule(() => import("./add.js"), "schemas add");
       process.stdout.write((await addRevision(revision, opts.from, { schemasDir: opts.schemas, outDir: opts.out, url: opts.url })) + "\n");
     });
 
