@@ -38,6 +38,9 @@ cpSync(join(out, "rules.json"), join(tmp, "out", "rules.json"));
 // validators stay separate files, loaded on first use as before; so do the npm dependencies. The tsc output of every
 // module (dist/out/rules.js too, the package's "./rules" export) stays beside it for the declarations.
 await bundle({
+  // Paths in the bundle's comments are relative to the build directory, whose name has the pid in it: the same
+  // sources then build to the same bytes (a vendored tarball's name carries a hash of them).
+  absWorkingDir: tmp,
   entryPoints: [join(tmp, "runtime", "src", "index.js")],
   outdir: join(tmp, "runtime", "src"),
   allowOverwrite: true,
