@@ -6,7 +6,7 @@ import tseslint from "typescript-eslint";
 export default tseslint.config(
   {
     // Generated output (out/, runtime/dist/, bench/.generated/) is checked by regenerating it, not by linting.
-    ignores: ["out/", "out.tmp-*/", "out.old-*/", "runtime/dist/", "runtime/dist.tmp-*/", "runtime/dist.old-*/", "bench/.generated/", ".vitest-tmp/", "schemas/"],
+    ignores: ["out/", "out.tmp-*/", "out.old-*/", "runtime/dist/", "runtime/dist.tmp-*/", "runtime/dist.old-*/", "codegen/dist/", "bench/.generated/", ".vitest-tmp/", "schemas/"],
   },
   js.configs.recommended,
   ...tseslint.configs.recommended,
