@@ -32,72 +32,97 @@ export function lineColumn(text: string, offset: number): { line: number; column
 
 /** The first place where `text` is not JSON (RFC 8259), and what was expected there; undefined when it is JSON. */
 export function findSyntaxError(text: string): SyntaxProblem | undefined {
-  let i = 0;
-  const problem = (expected: string): never => {
-    throw { offset: i, expected } satisfies SyntaxProblem;
-  };
-  const space = () => {
-    while (i < text.length && " \t\n\r".includes(text[i])) i++;
-  };
-  const word = (w: string) => {
-    for (const ch of w) {
-      if (text[i] !== ch) problem(`"${w}"`);
-      i++;
-    }
-  };
-  const string = () => {
-    i++; // the opening quote
-    while (text[i] !== '"') {
-      if (i >= text.length || text.charCodeAt(i) < 0x20) problem("a closing '\"' (a string ends on its line; write a line break as \\n)");
-      if (text[i++] !== "\\") continue;
-      if ('"\\/bfnrt'.includes(text[i])) i++;
-      else if (text[i] === "u" && /^[0-9A-Fa-f]{4}$/.test(text.slice(i + 1, i + 5))) i += 5;
-      else problem('an escape: \\" \\\\ \\/ \\b \\f \\n \\r \\t or \\u followed by 4 hex digits');
-    }
-    i++;
-  };
-  const number = () => {
-    const m = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/.exec(text.slice(i));
-    if (!m) problem("a JSON value (a string, a number, an object, an array, true, false or null)");
-    i += m![0].length;
-  };
-  const value = (): void => {
-    space();
-    const ch = text[i];
-    if (ch === "{") return members("}", () => (text[i] === '"' ? string() : problem("a double-quoted key")), true);
-    if (ch === "[") return members("]", value, false);
-    if (ch === '"') return string();
-    if (ch === "t" || ch === "f" || ch === "n") return word(ch === "t" ? "true" : ch === "f" ? "false" : "null");
-    number();
-  };
-  const members = (close: string, item: () => void, keyed: boolean) => {
-    const what = keyed ? "property value" : "item";
-    i++;
-    space();
-    if (text[i] === close) return void i++;
-    for (;;) {
-      space();
-      item();
-      if (keyed) {
-        space();
-        if (text[i] !== ":") problem("':' after a key");
-        i++;
-        value();
-      }
-      space();
-      if (text[i] === close) return void i++;
-      if (text[i] !== ",") problem(`',' or '${close}' after ${keyed ? "a" : "an"} ${what}`);
-      i++;
-      space();
-      if (text[i] === close) problem(`another ${keyed ? "key" : "item"} after ',' (JSON has no trailing commas)`);
-    }
-  };
+  const scanner = new Scanner(text);
   try {
-    value();
-    space();
-    if (i < text.length) problem("the end of the file after the JSON value");
+    scanner.document();
     return undefined;
   } catch (err) {
-    return err as SyntaxProblem;
+    if (err instanceof ScanError) return { offset: err.offset, expected: err.expected };
+    throw err;
+  }
+}
+
+class ScanError {
+  constructor(
+    readonly offset: number,
+    readonly expected: string,
+  ) {}
+}
+
+/** A recursive-descent reader of JSON that only finds where it breaks (JSON.parse builds the value). */
+class Scanner {
+  private i = 0;
+
+  constructor(private readonly text: string) {}
+
+  document(): void {
+    this.value();
+    this.space();
+    if (this.i < this.text.length) this.problem("the end of the file after the JSON value");
+  }
+
+  private problem(expected: string): never {
+    throw new ScanError(this.i, expected);
+  }
+
+  private space(): void {
+    while (this.i < this.text.length && " \t\n\r".includes(this.text[this.i])) this.i++;
+  }
+
+  private value(): void {
+    this.space();
+    const ch = this.text[this.i];
+    if (ch === "{") return this.members("}", true);
+    if (ch === "[") return this.members("]", false);
+    if (ch === '"') return this.string();
+    if (ch === "t" || ch === "f" || ch === "n") return this.word(ch === "t" ? "true" : ch === "f" ? "false" : "null");
+    const m = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/.exec(this.text.slice(this.i));
+    if (!m) this.problem("a JSON value (a string, a number, an object, an array, true, false or null)");
+    this.i += m[0].length;
+  }
+
+  private word(w: string): void {
+    for (const ch of w) {
+      if (this.text[this.i] !== ch) this.problem(`"${w}"`);
+      this.i++;
+    }
+  }
+
+  private string(): void {
+    const t = this.text;
+    this.i++; // the opening quote
+    while (t[this.i] !== '"') {
+      if (this.i >= t.length || t.charCodeAt(this.i) < 0x20) this.problem("a closing '\"' (a string ends on its line; write a line break as \\n)");
+      if (t[this.i++] !== "\\") continue;
+      if ('"\\/bfnrt'.includes(t[this.i])) this.i++;
+      else if (t[this.i] === "u" && /^[0-9A-Fa-f]{4}$/.test(t.slice(this.i + 1, this.i + 5))) this.i += 5;
+      else this.problem('an escape: \\" \\\\ \\/ \\b \\f \\n \\r \\t or \\u followed by 4 hex digits');
+    }
+    this.i++;
+  }
+
+  /** The members of an object (`keyed`: `"key": value`) or the items of an array, up to `close`. */
+  private members(close: string, keyed: boolean): void {
+    const t = this.text;
+    this.i++;
+    this.space();
+    if (t[this.i] === close) return void this.i++;
+    for (;;) {
+      this.space();
+      if (keyed) {
+        if (t[this.i] !== '"') this.problem("a double-quoted key");
+        this.string();
+        this.space();
+        if (t[this.i] !== ":") this.problem("':' after a key");
+        this.i++;
+      }
+      this.value();
+      this.space();
+      if (t[this.i] === close) return void this.i++;
+      if (t[this.i] !== ",") this.problem(`',' or '${close}' after ${keyed ? "a property value" : "an item"}`);
+      this.i++;
+      this.space();
+      if (t[this.i] === close) this.problem(`another ${keyed ? "key" : "item"} after ',' (JSON has no trailing commas)`);
+    }
   }
 }
