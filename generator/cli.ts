@@ -74,7 +74,7 @@ export function buildProgram(): Command {
     .description(
       "run inside a project: bump its runtime (and generator), print the rule diff of each revision that became available and offer to serve it, regenerate, and re-render the files you have not changed since they were scaffolded (changed ones are listed, never overwritten)",
     )
-    .option("--runtime <spec>", "runtime to depend on, as when scaffolding (default: this checkout's runtime, packed into vendor/)")
+    .option("--runtime <spec>", "runtime to depend on, as when scaffolding; a version also sets the codegen's (default: this checkout's runtime and codegen, packed into vendor/)")
     .option("--add-revisions", 'add every newly available revision to mcp.json\'s "revisions" without asking (without a terminal they are only added with this flag)')
     .option("--no-install", "do not run npm install and npm run generate")
     .option("--dir <dir>", "the project (default: the current directory)")
@@ -148,7 +148,10 @@ export function buildProgram(): Command {
     .option("--no-install", "do not run npm install")
     .option("--force", "write into a non-empty directory: add the missing files, keep identical ones; refuses (writing nothing) if a file differs, listing it")
     .option("--overwrite", "with --force, replace the files that differ from what would be written (listed); nothing is ever deleted")
-    .option("--runtime <spec>", "runtime to depend on: a published version or range, or a path to a runtime tarball or directory (default: this checkout's runtime, packed into vendor/)")
+    .option(
+      "--runtime <spec>",
+      "runtime to depend on: a published version, range or tag (the codegen devDependency then takes the same one), or a path to a runtime tarball or directory (default: this checkout's runtime and codegen, packed into vendor/)",
+    )
     .option("--package-manager <pm>", "npm, pnpm or yarn, to install with and to name in the next steps, README and CI workflow (default: the one running this command, else npm)")
     .option("--no-git", "do not run git init and make a first commit")
     .allowUnknownOption(false)

@@ -1,6 +1,6 @@
 /**
- * `npm pack` of a package directory, in process: how the scaffolder vendors the runtime into a project without
- * spawning npm. Deterministic (fixed mtime, sorted entries), so the same runtime packs to the same bytes.
+ * `npm pack` of a package directory, in process: how the scaffolder vendors the runtime and the codegen into a
+ * project without spawning npm. Deterministic (fixed mtime, sorted entries), so the same runtime packs to the same bytes.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
@@ -17,7 +17,7 @@ export function listFiles(dir: string, base = dir): string[] {
  * `npm pack` of a package directory (package.json, README/LICENSE if any, and its "files"), done in-process:
  * a gzipped ustar archive under `package/`, deterministic (fixed mtime), without spawning npm.
  */
-export function packRuntime(dir: string): Buffer {
+export function packPackage(dir: string): Buffer {
   const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { files?: string[]; bin?: Record<string, string> };
   // The package's bins are executable in the archive, as npm packs them (a linked or extracted copy runs as is).
   const executables = new Set(Object.values(pkg.bin ?? {}).map((b) => b.replace(/^\.\//, "")));

@@ -10,6 +10,8 @@ import { resolvePackageManager, type PackageManager } from "./package-manager.js
 export const TEMPLATES_DIR = join(PROJECT_ROOT, "templates");
 export const RUNTIME_DIR = join(PROJECT_ROOT, "runtime");
 export const RUNTIME_PACKAGE = "@create-mcp-server/runtime";
+export const CODEGEN_DIR = join(PROJECT_ROOT, "codegen");
+export const CODEGEN_PACKAGE = "@create-mcp-server/codegen";
 export const TRANSPORT_CHOICES = ["stdio", "http", "both"] as const;
 export type TransportChoice = (typeof TRANSPORT_CHOICES)[number];
 export const AUTH_CHOICES = ["none", "oauth"] as const;

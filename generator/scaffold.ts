@@ -9,62 +9,20 @@
  * their checks are scaffold-options.ts's; this module renders, writes and installs.
  */
 import { spawn } from "node:child_process";
-import { existsSync, readFileSync, statSync } from "node:fs";
-import { basename, join, relative, resolve } from "node:path";
+import { existsSync, readFileSync } from "node:fs";
+import { basename, join, relative } from "node:path";
 import Handlebars from "handlebars";
 import { clientConfig, clientConfigLines } from "./client-config.js";
 import { initRepository } from "./git.js";
-import { PROJECT_ROOT } from "./manifest.js";
-import { listFiles, packRuntime } from "./pack.js";
+import { codegenDependency, runtimeDependency, type RuntimeDependency } from "./dependencies.js";
+import { listFiles } from "./pack.js";
 import { packageManagerCommands } from "./package-manager.js";
 import { planWrite, SCAFFOLD_MANIFEST, scaffoldManifest, writeProject } from "./project-files.js";
-import { RUNTIME_DIR, RUNTIME_PACKAGE, ScaffoldError, TEMPLATES_DIR, ask, refuse, resolveOptions, type ResolvedOptions, type ScaffoldOptions } from "./scaffold-options.js";
+import { ScaffoldError, TEMPLATES_DIR, ask, refuse, resolveOptions, type ResolvedOptions, type ScaffoldOptions } from "./scaffold-options.js";
 
-// The choices are scaffold-options.ts's; importers of this module see them here too.
+// The choices are scaffold-options.ts's, the packages depended on dependencies.ts's; importers of this module see them here too.
 export * from "./scaffold-options.js";
-
-export interface RuntimeDependency {
-  /** The dependency spec written into package.json. */
-  spec: string;
-  /** Files to write into the project (a vendored tarball), path → bytes. */
-  files: Map<string, Buffer>;
-  describe: string;
-}
-
-const looksLikePath = (s: string) => /^(file:|\.{0,2}\/|[A-Za-z]:\\)/.test(s) || s.endsWith(".tgz");
-
-/**
- * Which runtime the project depends on:
- * - `--runtime <version|range|tag>`: the published package;
- * - `--runtime <path/to/runtime.tgz | file:dir>`: that tarball (copied into vendor/) or directory;
- * - otherwise, from a checkout with a built runtime (runtime/dist): this checkout's runtime, packed into vendor/;
- * - otherwise the published package of the same version as this command.
- */
-export function runtimeDependency(runtime: string | undefined): RuntimeDependency {
-  const files = new Map<string, Buffer>();
-  if (runtime !== undefined) {
-    if (!looksLikePath(runtime)) return { spec: runtime, files, describe: `${RUNTIME_PACKAGE}@${runtime} from the registry` };
-    const path = resolve(runtime.replace(/^file:/, ""));
-    if (!existsSync(path)) refuse(`--runtime ${runtime}: ${path} does not exist`);
-    if (statSync(path).isDirectory()) return { spec: `file:${path}`, files, describe: `${RUNTIME_PACKAGE} linked from ${path}` };
-    const target = `vendor/${basename(path)}`;
-    files.set(target, readFileSync(path));
-    return { spec: `file:${target}`, files, describe: `${RUNTIME_PACKAGE} from ${target} (copied from ${path})` };
-  }
-  const pkgPath = join(RUNTIME_DIR, "package.json");
-  if (existsSync(pkgPath)) {
-    const pkg = JSON.parse(readFileSync(pkgPath, "utf8")) as { version: string };
-    if (!existsSync(join(RUNTIME_DIR, "dist", "index.js"))) {
-      refuse(`the runtime in ${RUNTIME_DIR} is not built: run \`npm run build\` in ${PROJECT_ROOT} first, or pass --runtime <version> to use the published package`);
-    }
-    const tarball = packRuntime(RUNTIME_DIR);
-    const target = `vendor/create-mcp-server-runtime-${pkg.version}.tgz`;
-    files.set(target, tarball);
-    return { spec: `file:${target}`, files, describe: `${RUNTIME_PACKAGE} ${pkg.version} as bundled with create-mcp-server, packed into ${target}` };
-  }
-  const own = JSON.parse(readFileSync(join(PROJECT_ROOT, "package.json"), "utf8")) as { version: string };
-  return { spec: `^${own.version}`, files, describe: `${RUNTIME_PACKAGE}@^${own.version} from the registry` };
-}
+export * from "./dependencies.js";
 
 // ---- rendering ----
 
@@ -87,11 +45,13 @@ export interface RenderedProject {
   files: Map<string, Buffer>;
   context: Record<string, unknown>;
   runtime: RuntimeDependency;
+  codegen: RuntimeDependency;
 }
 
 /** Render the project in memory (nothing is written). */
 export async function renderProject(o: ResolvedOptions): Promise<RenderedProject> {
   const runtime = runtimeDependency(o.runtime);
+  const codegen = codegenDependency(o.runtime);
   const transports = o.transport === "both" ? ["stdio", "http"] : [o.transport];
   const pm = packageManagerCommands(o.packageManager);
   const context: Record<string, unknown> = {
@@ -107,8 +67,9 @@ export async function renderProject(o: ResolvedOptions): Promise<RenderedProject
     auth: o.auth === "oauth",
     runtimeDependency: runtime.spec,
     runtimeDescription: runtime.describe,
+    codegenDependency: codegen.spec,
     // The Dockerfile copies vendor/ before installing when package.json names a tarball there.
-    vendoredRuntime: runtime.spec.startsWith("file:vendor/"),
+    vendored: [runtime, codegen].some((d) => d.spec.startsWith("file:vendor/")),
     clientConfig: clientConfig(o.name, o.transport, `/path/to/${basename(o.dir)}`).json,
     inspectorCommand: clientConfig(o.name, o.transport, `/path/to/${basename(o.dir)}`).inspector,
     packageManager: o.packageManager,
@@ -154,8 +115,8 @@ export async function renderProject(o: ResolvedOptions): Promise<RenderedProject
   // The project's tests read each revision's rules from the installed runtime's rules data (its "./rules.json"), so
   // a runtime upgrade brings them; nothing of the rules is frozen into the project.
   files.set(SCAFFOLD_MANIFEST, await scaffoldManifest(o, files));
-  for (const [path, data] of runtime.files) files.set(path, data);
-  return { files, context, runtime };
+  for (const [path, data] of [...runtime.files, ...codegen.files]) files.set(path, data);
+  return { files, context, runtime, codegen };
 }
 
 // ---- the command ----
@@ -234,7 +195,7 @@ export function nextSteps(o: ResolvedOptions, installed: boolean): string {
 export async function scaffold(dirArg: string | undefined, opts: ScaffoldOptions, io: Io = defaultIo()): Promise<{ options: ResolvedOptions; files: string[]; ms: number }> {
   const t0 = performance.now();
   const o = resolveOptions(dirArg, opts);
-  const { files, runtime } = await renderProject(o);
+  const { files, runtime, codegen } = await renderProject(o);
   // Into a non-empty directory (--force), files already as the scaffolder writes them are left alone, absent ones
   // are added, and one that differs (a user's mcp.json or handler, or another template's) is only replaced with
   // --overwrite: without it the run refuses, naming them, and writes nothing. No file is ever deleted.
@@ -262,7 +223,7 @@ export async function scaffold(dirArg: string | undefined, opts: ScaffoldOptions
       );
   }
   const kept = plan.same.length ? `; ${plan.same.length} already as the scaffolder writes them` : "";
-  io.out(`✔ Wrote ${plan.write.length} files to ${o.dir} in ${ms.toFixed(0)} ms (runtime: ${runtime.describe}${kept})\n`);
+  io.out(`✔ Wrote ${plan.write.length} files to ${o.dir} in ${ms.toFixed(0)} ms (runtime: ${runtime.describe}; codegen: ${codegen.describe}${kept})\n`);
   if (o.install) {
     try {
       const pm = packageManagerCommands(o.packageManager);

@@ -16,7 +16,7 @@ import { PROJECT_ROOT } from "./manifest.js";
 import type { RulesData } from "./rules.js";
 import { knownRevisions } from "./manifest.js";
 import { SCAFFOLD_MANIFEST, scaffoldManifest, writeProject, type ScaffoldManifestData } from "./project-files.js";
-import { RUNTIME_PACKAGE, ScaffoldError, TEMPLATES_DIR, defaultIo, listTemplates, renderProject, runStep, type Io, type TransportChoice } from "./scaffold.js";
+import { CODEGEN_PACKAGE, RUNTIME_PACKAGE, ScaffoldError, TEMPLATES_DIR, defaultIo, listTemplates, renderProject, runStep, type Io, type TransportChoice } from "./scaffold.js";
 import { sha256 } from "./sync.js";
 
 export interface UpgradeOptions {
@@ -77,7 +77,7 @@ export async function upgrade(dirArg: string, opts: UpgradeOptions, io: Io = def
   const pkgPath = join(dir, "package.json");
   const mcpPath = join(dir, "mcp.json");
   if (!existsSync(pkgPath) || !existsSync(mcpPath)) refuse(`${dir} has no package.json and mcp.json: run upgrade inside a project made by create-mcp-server`);
-  const pkg = readJson<{ name: string; description?: string; dependencies?: Record<string, string>; scripts?: Record<string, string> }>(pkgPath);
+  const pkg = readJson<{ name: string; description?: string; dependencies?: Record<string, string>; devDependencies?: Record<string, string>; scripts?: Record<string, string> }>(pkgPath);
   if (!pkg.dependencies?.[RUNTIME_PACKAGE]) refuse(`${pkgPath} does not depend on ${RUNTIME_PACKAGE}: not a project made by create-mcp-server`);
   const mcp = readJson<ProjectManifest>(mcpPath);
   const manifestPath = join(dir, SCAFFOLD_MANIFEST);
@@ -135,7 +135,7 @@ export async function upgrade(dirArg: string, opts: UpgradeOptions, io: Io = def
     packageManager: manifest?.options.packageManager ?? "npm",
     git: false,
   };
-  const { files, runtime } = await renderProject(options);
+  const { files, runtime, codegen } = await renderProject(options);
   const declared = new Set([
     ...(mcp.tools ?? []).map((t) => `src/tools/${fileStem(t.name)}.ts`),
     ...(mcp.prompts ?? []).map((p) => `src/prompts/${fileStem(p.name)}.ts`),
@@ -171,11 +171,12 @@ export async function upgrade(dirArg: string, opts: UpgradeOptions, io: Io = def
   for (const path of skip) files.delete(path);
 
   // The user's package.json and mcp.json still get what the upgrade is for: the new runtime, the generate command
-  // (a bin of the runtime package, no longer a copied script), and the added revisions.
+  // (a bin of the codegen package, no longer a copied script nor the runtime's), and the added revisions.
   const edited = new Map<string, Buffer>();
   if (changed.includes("package.json")) {
     const p = JSON.parse(readFileSync(pkgPath, "utf8")) as typeof pkg;
     p.dependencies![RUNTIME_PACKAGE] = runtime.spec;
+    (p.devDependencies ??= {})[CODEGEN_PACKAGE] = codegen.spec;
     for (const [k, v] of Object.entries(p.scripts ?? {})) p.scripts![k] = v.replaceAll("node scripts/generate.mjs", "create-mcp-server-generate");
     edited.set("package.json", Buffer.from(JSON.stringify(p, null, 2) + "\n"));
   }
@@ -193,7 +194,7 @@ export async function upgrade(dirArg: string, opts: UpgradeOptions, io: Io = def
   const retired = before.filter((p) => !files.has(p) && !skip.has(p) && existsSync(join(dir, p)));
   const listed = (paths: string[]) => paths.map((p) => `  ${p}\n`).join("");
   io.out(
-    `✔ Upgraded ${pkg.name} in ${dir} (runtime: ${runtime.describe}); ${write.length} file${write.length === 1 ? "" : "s"} written (the vendored runtime included), serving ${served.join(", ")}\n`,
+    `✔ Upgraded ${pkg.name} in ${dir} (runtime: ${runtime.describe}); ${write.length} file${write.length === 1 ? "" : "s"} written (the vendored packages included), serving ${served.join(", ")}\n`,
   );
   if (changed.length) {
     // Without a manifest, a file rendered from the project's options by an earlier release cannot be told from an edit.

@@ -44,6 +44,7 @@ describe("create-mcp-server --help", () => {
     }
     expect(packed.filter((p) => p.startsWith("out/"))).toEqual(["out/rules.json"]);
     expect(packed).toContain("runtime/dist/index.js");
+    expect(packed).toEqual(expect.arrayContaining(["codegen/dist/index.js", "codegen/bin/create-mcp-server-generate.js", "codegen/mcp.schema.json"]));
     const tarball = join(
       dir,
       readdirSync(dir).find((f) => f.endsWith(".tgz"))!,
@@ -51,7 +52,11 @@ describe("create-mcp-server --help", () => {
     const r = await npm(dir, ["exec", "--yes", `--package=${tarball}`, "--", "create-mcp-server", "packed-server", "--yes", "--no-install"]);
     expect(r.status, r.stderr).toBe(0);
     for (const f of ["package.json", "mcp.json", "src/main.ts", ".create-mcp-server.json"]) expect(existsSync(join(dir, "packed-server", f)), f).toBe(true);
-    expect(readdirSync(join(dir, "packed-server", "vendor")).some((f) => f.endsWith(".tgz"))).toBe(true);
+    expect(
+      readdirSync(join(dir, "packed-server", "vendor"))
+        .sort()
+        .map((f) => f.replace(/-[0-9a-f]{12}\.tgz$/, "")),
+    ).toEqual(["create-mcp-server-codegen-0.1.0", "create-mcp-server-runtime-0.1.0"]);
     const rules = await npm(dir, ["exec", "--yes", `--package=${tarball}`, "--", "create-mcp-server", "rules", "show", revisions[0].id]);
     expect(rules.status, rules.stderr).toBe(0);
     expect(rules.stdout).toMatch(new RegExp(`^revision ${revisions[0].id} \\((legacy|modern)\\)\nmethods:\n`));
@@ -61,7 +66,7 @@ describe("create-mcp-server --help", () => {
     const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8"));
     expect(pkg.name).toBe("create-mcp-server");
     expect(pkg.bin["create-mcp-server"]).toBe("bin/create-mcp-server.js");
-    for (const f of ["bin", "generator", "templates", "runtime", "out/rules.json"]) expect(pkg.files).toContain(f);
+    for (const f of ["bin", "generator", "templates", "runtime", "codegen", "out/rules.json"]) expect(pkg.files).toContain(f);
     expect(pkg.scripts.prepack).toBe("npm run build");
     for (const dep of ["handlebars", "prettier", "@inquirer/prompts", "validate-npm-package-name", "commander"]) expect(pkg.dependencies).toHaveProperty(dep);
   });
@@ -223,7 +228,7 @@ describe("scaffolding without install", () => {
     ]) {
       expect(existsSync(join(dir, f)), f).toBe(true);
     }
-    // The generator is the runtime package's bin and the tests read the rules from its data: neither is copied in.
+    // The generator is the codegen package's bin and the tests read the rules from the runtime's data: neither is copied in.
     for (const f of ["scripts/generate.mjs", "test/revisions.json"]) expect(existsSync(join(dir, f)), f).toBe(false);
     const scaffolded = JSON.parse(readFileSync(join(dir, ".create-mcp-server.json"), "utf8"));
     expect(scaffolded.options).toMatchObject({ template: "everything", transport: "both", name: "timed-server" });
@@ -232,12 +237,28 @@ describe("scaffolding without install", () => {
         .update(readFileSync(join(dir, "src/server.ts")))
         .digest("hex"),
     );
-    expect(readdirSync(join(dir, "vendor"))).toEqual(["create-mcp-server-runtime-0.1.0.tgz"]);
+    // Each vendored package is named by its version and the first 12 hex digits of the tarball's sha256.
+    const vendored = readdirSync(join(dir, "vendor")).sort();
+    expect(vendored).toHaveLength(2);
+    for (const f of vendored)
+      expect(f.slice(-16, -4), f).toBe(
+        createHash("sha256")
+          .update(readFileSync(join(dir, "vendor", f)))
+          .digest("hex")
+          .slice(0, 12),
+      );
     const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
     expect(pkg.name).toBe("timed-server");
     expect(Object.keys(pkg.scripts)).toEqual(expect.arrayContaining(["build", "start", "dev", "test", "generate"]));
     expect(pkg.scripts.generate).toBe("create-mcp-server-generate");
-    expect(pkg.dependencies["@create-mcp-server/runtime"]).toBe("file:vendor/create-mcp-server-runtime-0.1.0.tgz");
+    expect(pkg.dependencies["@create-mcp-server/runtime"]).toMatch(/^file:vendor\/create-mcp-server-runtime-0\.1\.0-[0-9a-f]{12}\.tgz$/);
+    // The generator is a development dependency: a production install (npm ci --omit=dev) holds none of it.
+    expect(pkg.devDependencies["@create-mcp-server/codegen"]).toMatch(/^file:vendor\/create-mcp-server-codegen-0\.1\.0-[0-9a-f]{12}\.tgz$/);
+    expect(pkg.dependencies).not.toHaveProperty("@create-mcp-server/codegen");
+    expect(vendored.map((f) => `file:vendor/${f}`).sort()).toEqual([pkg.devDependencies["@create-mcp-server/codegen"], pkg.dependencies["@create-mcp-server/runtime"]]);
+    // mcp.json names its schema first, for editors.
+    expect(Object.keys(JSON.parse(readFileSync(join(dir, "mcp.json"), "utf8")))[0]).toBe("$schema");
+    expect(JSON.parse(readFileSync(join(dir, "mcp.json"), "utf8")).$schema).toBe("./node_modules/@create-mcp-server/codegen/mcp.schema.json");
     expect(r.stdout).toContain("npm install");
     // The project is outside the current directory (a temporary one): its path absolute, not ../../tmp/...
     expect(r.stdout).toContain(`\n  cd ${dir}\n`);
@@ -273,11 +294,12 @@ describe("scaffolding without install", () => {
     }
   });
 
-  it("--runtime <version> depends on the published package instead of the vendored tarball", async () => {
+  it("--runtime <version> depends on the published packages, the codegen of the same version, instead of the vendored tarballs", async () => {
     const dir = join(work, "published-runtime");
     const r = await create([dir, "--yes", "--no-install", "--runtime", "^0.1.0"]);
     expect(r.status).toBe(0);
-    expect(JSON.parse(readFileSync(join(dir, "package.json"), "utf8")).dependencies["@create-mcp-server/runtime"]).toBe("^0.1.0");
+    const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
+    expect([pkg.dependencies["@create-mcp-server/runtime"], pkg.devDependencies["@create-mcp-server/codegen"]]).toEqual(["^0.1.0", "^0.1.0"]);
     expect(existsSync(join(dir, "vendor"))).toBe(false);
   });
 });

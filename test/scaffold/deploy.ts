@@ -262,7 +262,7 @@ export async function checkDockerfile(context: string): Promise<void> {
         throw new Error(`Dockerfile instruction not simulated: ${op}`);
     }
   }
-  expect(stages.length, "multi-stage").toBe(2);
+  expect(stages.length, "multi-stage: build, production dependencies, image").toBe(3);
   // What .dockerignore leaves out never reached the build stage (node_modules/, dist/ and generated/ there are its own).
   const built = join(stages[0].root, stages[0].workdir);
   for (const left of [".git", ".dockerignore", "Dockerfile"]) expect(existsSync(join(built, left)), left).toBe(false);
@@ -271,7 +271,8 @@ export async function checkDockerfile(context: string): Promise<void> {
   const app = join(final.root, final.workdir);
   // The image holds what runs, nothing else: no sources, no generated/, no devDependencies.
   expect(readdirSync(app).sort()).toEqual(["dist", "node_modules", "package.json"]);
-  expect(existsSync(join(app, "node_modules", "typescript")), "npm prune --omit=dev left typescript out").toBe(false);
+  // npm ci --omit=dev: no devDependency, so none of the code generator (its package, prettier, json-schema-to-typescript).
+  for (const dev of ["typescript", "@create-mcp-server/codegen", "prettier", "json-schema-to-typescript"]) expect(existsSync(join(app, "node_modules", dev)), dev).toBe(false);
   expect(existsSync(join(app, "node_modules", "@create-mcp-server", "runtime", "package.json"))).toBe(true);
   // The tests run as root, so USER cannot be switched to here; what can be checked is that the image names one that is not root.
   expect(final.user).toBeDefined();

@@ -20,7 +20,8 @@ const cliAt = (checkout: string, args: string[], cwd: string): Promise<Run> => r
 
 /**
  * node_modules for a project without npm install: this repository's packages as symlinks (a scope as a real folder
- * of symlinks), and the runtime extracted from the project's vendored tarball, with its bin linked as npm links it.
+ * of symlinks), and the runtime and the codegen extracted from the project's vendored tarballs, with their bins linked
+ * as npm links them (the codegen's deps resolve through the linked packages: it is extracted inside the project).
  */
 function linkProject(project: string): void {
   const src = realpathSync(join(ROOT, "node_modules"));
@@ -37,12 +38,15 @@ function linkProject(project: string): void {
   }
   for (const bin of ["tsc", "vitest", "tsx"]) symlinkSync(realpathSync(join(src, ".bin", bin)), join(dst, ".bin", bin));
   const pkg = JSON.parse(readFileSync(join(project, "package.json"), "utf8"));
-  const tarball = join(project, pkg.dependencies["@create-mcp-server/runtime"].replace(/^file:/, ""));
-  const runtime = join(dst, "@create-mcp-server", "runtime");
-  mkdirSync(runtime, { recursive: true });
-  execFileSync("tar", ["-xzf", tarball, "-C", runtime, "--strip-components", "1"]);
-  const bins = JSON.parse(readFileSync(join(runtime, "package.json"), "utf8")).bin ?? {};
-  for (const [name, file] of Object.entries<string>(bins)) symlinkSync(join("..", "@create-mcp-server", "runtime", file), join(dst, ".bin", name));
+  const specs: Record<string, string> = { ...pkg.dependencies, ...pkg.devDependencies };
+  for (const name of ["runtime", "codegen"]) {
+    const tarball = join(project, specs[`@create-mcp-server/${name}`].replace(/^file:/, ""));
+    const target = join(dst, "@create-mcp-server", name);
+    mkdirSync(target, { recursive: true });
+    execFileSync("tar", ["-xzf", tarball, "-C", target, "--strip-components", "1"]);
+    const bins = JSON.parse(readFileSync(join(target, "package.json"), "utf8")).bin ?? {};
+    for (const [bin, file] of Object.entries<string>(bins)) symlinkSync(join("..", "@create-mcp-server", name, file), join(dst, ".bin", bin));
+  }
 }
 
 /** An upgrade in a test never installs (the projects' node_modules are links into this repository's). */
@@ -104,7 +108,7 @@ describe("create-mcp-server upgrade", () => {
 
     // Upgrading again (now with a manifest) writes only the runtime and still keeps the user's files.
     const again = await upgradeWith(ROOT, project);
-    expect(again.stdout).toMatch(/; 1 file written \(the vendored runtime included\), serving /);
+    expect(again.stdout).toMatch(/; 2 files written \(the vendored packages included\), serving /);
     expect(again.stdout).toMatch(/Kept \d+ files you changed since they were scaffolded/);
     expect(again.stdout).toContain("  src/tools/echo.ts\n");
     expect(readFileSync(join(project, "src", "tools", "echo.ts"), "utf8")).toBe(echo);
@@ -114,7 +118,8 @@ describe("create-mcp-server upgrade", () => {
     // A copy of this repository (what a new release of create-mcp-server is) with the draft schema added and its runtime rebuilt.
     const next = join(work, "next-create-mcp-server");
     for (const f of ["bin", "generator", "templates", "schemas", "package.json", "tsconfig.json"]) cpSync(join(ROOT, f), join(next, f), { recursive: true });
-    for (const f of ["src", "bin", "package.json", "build.mjs", "tsconfig.json"]) cpSync(join(ROOT, "runtime", f), join(next, "runtime", f), { recursive: true });
+    for (const f of ["src", "package.json", "build.mjs", "tsconfig.json"]) cpSync(join(ROOT, "runtime", f), join(next, "runtime", f), { recursive: true });
+    cpSync(join(ROOT, "codegen"), join(next, "codegen"), { recursive: true }); // built: the release vendors it as it is
     symlinkSync(realpathSync(join(ROOT, "node_modules")), join(next, "node_modules"));
     const upstream = JSON.parse(readFileSync(join(MIRROR, "MANIFEST.json"), "utf8")).revisions.draft["schema.ts"].url.replace(/\/schema\.ts$/, "");
     expectOk(await cliAt(next, ["schemas", "add", "draft", "--from", join(MIRROR, "draft"), "--url", upstream], next), "schemas add draft");

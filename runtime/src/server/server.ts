@@ -61,8 +61,11 @@ export { rankCompletions } from "./completion.js";
 /** The bus channel of server events. */
 const EVENTS_CHANNEL = "server-events";
 
-/** What a tool name SHOULD look like. spec/2025-11-25/server/tools.mdx#tool-names */
-const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
+/**
+ * What a tool name SHOULD look like. spec/2025-11-25/server/tools.mdx#tool-names
+ * Exported so that mcp.json's checks (@create-mcp-server/codegen) apply this rule, not a copy of it.
+ */
+export const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 
 /**
  * A dual-era MCP server. Register tools, resources, resource templates and

@@ -1,0 +1,66 @@
+/**
+ * The validators of tool schemas: ajv standalone code (generated/validators/<tool>.input.ts, .output.ts), which the
+ * runtime calls instead of compiling the schema at start-up, and the check that a schema is valid JSON Schema at all.
+ */
+import type { Ajv, ErrorObject, Options } from "ajv";
+import { HEADER } from "./code.js";
+import { generators, isDraft07 } from "./generators.js";
+import { oneOf } from "./schema-check.js";
+
+const OPTIONS: Options = { strict: false, allErrors: false, code: { source: true, esm: true, lines: false, optimize: true } };
+
+/** The source of generated/validators/<file>.ts for `schema`. */
+export async function validatorSource(schema: Record<string, unknown>): Promise<string> {
+  const g = await generators();
+  const ajv = g.ajv(schema, OPTIONS);
+  const code = g.standaloneCode(ajv, ajv.compile(schema));
+  return HEADER + "// @ts-nocheck\n" + esmRequires(code.replace(/^"use strict";/, "")) + "\n";
+}
+
+/**
+ * ajv standalone code still calls require() for its helpers (ajv-formats' checks, ajv's equal): each becomes a static
+ * default import, whose value is the CommonJS module.exports that require returns, so the validator also loads where
+ * createRequire(import.meta.url) cannot (a Cloudflare Worker has no import.meta.url) and a bundler can follow it.
+ */
+export function esmRequires(code: string): string {
+  const bindings = new Map<string, string>();
+  const body = code.replace(/\brequire\("([^"]+)"\)/g, (_, specifier: string) => {
+    if (!bindings.has(specifier)) bindings.set(specifier, `__require${bindings.size}`);
+    return bindings.get(specifier)!;
+  });
+  const file = (s: string) => (/^(@[^/]+\/)?[^/]+\/.+/.test(s) && !/\.[cm]?js$/.test(s) ? `${s}.js` : s);
+  return [...bindings].map(([s, name]) => `import ${name} from ${JSON.stringify(file(s))};\n`).join("") + body;
+}
+
+/** One ajv per draft for the checks: each compiles its meta-schema once, however many tools there are. */
+const checkers = new Map<string, Ajv>();
+
+/**
+ * Where a JSON Schema breaks its meta-schema (a pointer inside it) and why; undefined when it is valid. A schema that
+ * is valid but cannot be compiled (an unresolvable $ref) is reported where its validator is generated.
+ */
+export async function jsonSchemaProblem(schema: Record<string, unknown>): Promise<{ pointer: string; draft: string; message: string } | undefined> {
+  const draft = isDraft07(schema) ? "draft-07" : "2020-12";
+  if (!checkers.has(draft)) checkers.set(draft, (await generators()).ajv(schema, { strict: false, allErrors: false }));
+  const ajv = checkers.get(draft)!;
+  if (ajv.validateSchema(schema)) return undefined;
+  // The deepest error is the mistake (the ones above it are the anyOf/$ref branches that led there).
+  const errors = (ajv.errors ?? []) as ErrorObject[];
+  const deepest = errors.reduce((a, b) => (b.instancePath.split("/").length > a.instancePath.split("/").length ? b : a));
+  return { pointer: deepest.instancePath, draft, message: what(deepest, schema) };
+}
+
+/** An error of the meta-schema, said of the keyword (or the property's schema) it is about. */
+function what(e: ErrorObject, schema: unknown): string {
+  const tokens = e.instancePath
+    .split("/")
+    .slice(1)
+    .map((t) => t.replace(/~1/g, "/").replace(/~0/g, "~"));
+  const last = tokens.at(-1);
+  const named = tokens.length >= 2 && ["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"].includes(tokens.at(-2)!);
+  const subject = last === undefined ? "the schema" : named ? `the schema of ${JSON.stringify(last)}` : /^\d+$/.test(last) ? `item ${last} of "${tokens.at(-2)}"` : `keyword ${JSON.stringify(last)}`;
+  const values = (e.params as { allowedValues?: unknown[] }).allowedValues;
+  const expected = e.keyword === "enum" && values ? `must be ${oneOf(values.map((v) => JSON.stringify(v)))}` : (e.message ?? "is invalid");
+  const value = tokens.reduce<unknown>((v, t) => (v as Record<string, unknown>)[t], schema);
+  return `${subject} ${expected}, not ${JSON.stringify(value)}`;
+}
