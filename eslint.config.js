@@ -7,7 +7,20 @@ export default tseslint.config(
   {
     // Generated output (out/, dist/, runtime/dist/, codegen/dist/, bench/.generated/) is checked by regenerating it, not by
     // linting; the projects older releases scaffolded (test/fixtures/projects/) are kept as those releases wrote them.
-    ignores: ["test/fixtures/projects/", "dist/", "out/", "out.tmp-*/", "out.old-*/", "runtime/dist/", "runtime/dist.tmp-*/", "runtime/dist.old-*/", "codegen/dist/", "bench/.generated/", ".vitest-tmp/", "schemas/"],
+    ignores: [
+      "test/fixtures/projects/",
+      "dist/",
+      "out/",
+      "out.tmp-*/",
+      "out.old-*/",
+      "runtime/dist/",
+      "runtime/dist.tmp-*/",
+      "runtime/dist.old-*/",
+      "codegen/dist/",
+      "bench/.generated/",
+      ".vitest-tmp/",
+      "schemas/",
+    ],
   },
   js.configs.recommended,
   ...tseslint.configs.recommended,
