@@ -156,7 +156,7 @@ async function publishedIntegrity(name: string, version: string, registry: strin
     const out = await run("npm", ["view", `${name}@${version}`, "dist.integrity", "--json", ...(registry ? ["--registry", registry] : [])], cwd);
     return out.trim() ? (JSON.parse(out) as string) : undefined;
   } catch (err) {
-    if (/E404|404 Not Found|is not in this registry/.test((err as Error).message)) return undefined;
+    if (/\bE?404\b|is not in this registry/.test((err as Error).message)) return undefined;
     throw err;
   }
 }

@@ -72,6 +72,12 @@ export async function startRegistry(): Promise<LocalRegistry> {
     `    access: $all`,
     `    publish: $authenticated`,
     `    proxy: upstream`,
+    // Tokens as JWTs: the default token is verified against the bcrypt password on every request (~250 ms each).
+    `security:`,
+    `  api:`,
+    `    jwt:`,
+    `      sign:`,
+    `        expiresIn: 1d`,
     `server:`,
     `  keepAliveTimeout: 60`,
     `log: { type: stdout, format: pretty, level: warn }`,
