@@ -1,7 +1,7 @@
 /**
  * The two packages of create-mcp-server a project depends on: @create-mcp-server/runtime (a dependency: it serves)
- * and @create-mcp-server/codegen (a devDependency: `npm run generate`). From a checkout (or the published CLI, which
- * carries both folders) each is packed into vendor/, named by its version and a hash of its content, so a changed
+ * and @create-mcp-server/codegen (a devDependency: `npm run generate`). From a checkout (its runtime/ and codegen/ built;
+ * the published command carries neither) each is packed into vendor/, named by its version and a hash of its content, so a changed
  * package never reuses a tarball that npm cached under the same name; otherwise both are the published packages of
  * this CLI's version.
  */
@@ -20,7 +20,8 @@ export interface RuntimeDependency {
   describe: string;
 }
 
-const looksLikePath = (s: string) => /^(file:|\.{0,2}\/|[A-Za-z]:\\)/.test(s) || s.endsWith(".tgz");
+/** Whether a --runtime value names a tarball or directory rather than a published version, range or tag. */
+export const looksLikePath = (s: string) => /^(file:|\.{0,2}\/|[A-Za-z]:\\)/.test(s) || s.endsWith(".tgz");
 
 /** The vendored file name of a packed package: `vendor/<stem>-<version>-<first 12 hex of the tarball's sha256>.tgz`. */
 export function vendoredName(stem: string, version: string, tarball: Buffer): string {

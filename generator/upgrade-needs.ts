@@ -7,7 +7,7 @@
  *
  * The needs are read from the files themselves, not listed by hand: the `npm run`/`pnpm run`/`yarn` scripts a file
  * runs, the command-line flags of main.js its CMD passes, the HTTP path its HEALTHCHECK probes, the script file that
- * only a package.json script would run.
+ * the new package.json runs (one run by hand, as scripts/add-to-client.mjs, needs nothing).
  */
 
 /** A file `upgrade` would write that it leaves out, and why. */
@@ -56,8 +56,11 @@ function mainFlags(dockerfile: string): string[] {
 /** Whether main.ts declares a parseArgs option `flag` (`"allow-remote": { type: … }` or `port: { … }`). */
 const declaresFlag = (mainTs: string, flag: string) => new RegExp(`(^|[\\s{,])["']?${flag.replace(/-/g, "\\-")}["']?\\s*:\\s*\\{\\s*type:`, "m").test(mainTs);
 
-/** What the file at `path` with `content` needs of the project's other files. */
-export function needsOf(path: string, content: string): Need[] {
+/**
+ * What the file at `path` with `content` needs of the project's other files; `rendered` is what upgrade renders for a
+ * path (the new package.json names the scripts/ files a script runs).
+ */
+export function needsOf(path: string, content: string, rendered: (path: string) => string | undefined = () => undefined): Need[] {
   const needs: Need[] = [];
   if (path === "Dockerfile" || path.startsWith(".github/workflows/")) {
     for (const script of scriptsRun(content)) needs.push({ file: "package.json", met: (pkg) => script in scriptsOf(pkg), what: `runs the script "${script}"` });
@@ -68,7 +71,8 @@ export function needsOf(path: string, content: string): Need[] {
     if (probe) needs.push({ file: "src/main.ts", met: (main) => main.includes(`"${probe}"`) || main.includes(`'${probe}'`) || main.includes(`\`${probe}`), what: `probes ${probe}` });
   }
   const script = /^scripts\/[^/]+\.m?js$/.exec(path)?.[0];
-  if (script) needs.push({ file: "package.json", met: (pkg) => Object.values(scriptsOf(pkg)).some((s) => s.includes(script)), what: "is run by a package.json script" });
+  const runBy = (pkg: string | undefined) => pkg !== undefined && Object.values(scriptsOf(pkg)).some((s) => s.includes(script!));
+  if (script && runBy(rendered("package.json"))) needs.push({ file: "package.json", met: runBy, what: "is run by a package.json script" });
   return needs;
 }
 
@@ -76,12 +80,18 @@ export function needsOf(path: string, content: string): Need[] {
  * Of the files upgrade would write (`writes`: path → new content), those that need something a kept file lacks.
  * `final(path)` is a file's content after the upgrade (the new one if written, else what is on disk; undefined if
  * there is none); `kept` are the files upgrade leaves as the user has them. A need on a file that is written anew is
- * met by construction (the templates are consistent), so only kept files can block.
+ * met by construction (the templates are consistent), so only kept files can block. `rendered(path)`: what upgrade
+ * renders for a path, written or not.
  */
-export function blockedWrites(writes: Map<string, string>, kept: Set<string>, final: (path: string) => string | undefined): Blocked[] {
+export function blockedWrites(
+  writes: Map<string, string>,
+  kept: Set<string>,
+  final: (path: string) => string | undefined,
+  rendered: (path: string) => string | undefined = () => undefined,
+): Blocked[] {
   const blocked: Blocked[] = [];
   for (const [path, content] of writes) {
-    for (const need of needsOf(path, content)) {
+    for (const need of needsOf(path, content, rendered)) {
       if (!kept.has(need.file)) continue;
       const provided = final(need.file);
       if (provided !== undefined && need.met(provided)) continue;

@@ -8,7 +8,8 @@
  * A project scaffolded before that manifest existed is judged against generator/released-files.json, the hashes of
  * every version of the template files that earlier releases wrote.
  */
-import { existsSync, readFileSync, readdirSync } from "node:fs";
+import { execFile } from "node:child_process";
+import { existsSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { diffRules, formatDiff } from "./diff.js";
 import { packageManagerCommands } from "./package-manager.js";
@@ -16,7 +17,9 @@ import { PROJECT_ROOT } from "./manifest.js";
 import type { RulesData } from "./rules.js";
 import { knownRevisions } from "./manifest.js";
 import { SCAFFOLD_MANIFEST, scaffoldManifest, writeProject, type ScaffoldManifestData } from "./project-files.js";
-import { CODEGEN_PACKAGE, RUNTIME_PACKAGE, ScaffoldError, TEMPLATES_DIR, defaultIo, listTemplates, renderProject, runStep, type Io, type TransportChoice } from "./scaffold.js";
+import { looksLikePath, type RuntimeDependency } from "./dependencies.js";
+import { CODEGEN_PACKAGE, RUNTIME_PACKAGE, ScaffoldError, TEMPLATES_DIR, defaultIo, listTemplates, renderProject, runStep, type Io, type ResolvedOptions, type TransportChoice } from "./scaffold.js";
+import { blockedWrites } from "./upgrade-needs.js";
 import { sha256 } from "./sync.js";
 
 export interface UpgradeOptions {
@@ -35,6 +38,8 @@ export interface UpgradeResult {
   changed: string[];
   /** Files an earlier release wrote that this one no longer does (kept; the project does not use them). */
   retired: string[];
+  /** Files left out because a kept file lacks what they need (upgrade-needs.ts). */
+  blocked: string[];
 }
 
 const refuse = (message: string): never => {
@@ -72,147 +77,260 @@ function inferTemplate(dir: string): string {
 
 const fileStem = (name: string) => name.replace(/[^A-Za-z0-9_-]/g, "_");
 
-export async function upgrade(dirArg: string, opts: UpgradeOptions, io: Io = defaultIo()): Promise<UpgradeResult> {
-  const dir = resolve(dirArg);
+interface Project {
+  dir: string;
+  pkg: PackageJson;
+  mcp: ProjectManifest;
+  manifest?: ScaffoldManifestData;
+  /** Without a manifest: the sha256 of every version of each template file earlier releases wrote. */
+  released?: Record<string, string[]>;
+}
+
+interface PackageJson {
+  name: string;
+  description?: string;
+  dependencies?: Record<string, string>;
+  devDependencies?: Record<string, string>;
+  scripts?: Record<string, string>;
+}
+
+function readProject(dir: string): Project {
   const pkgPath = join(dir, "package.json");
-  const mcpPath = join(dir, "mcp.json");
-  if (!existsSync(pkgPath) || !existsSync(mcpPath)) refuse(`${dir} has no package.json and mcp.json: run upgrade inside a project made by create-mcp-server`);
-  const pkg = readJson<{ name: string; description?: string; dependencies?: Record<string, string>; devDependencies?: Record<string, string>; scripts?: Record<string, string> }>(pkgPath);
+  if (!existsSync(pkgPath) || !existsSync(join(dir, "mcp.json"))) refuse(`${dir} has no package.json and mcp.json: run upgrade inside a project made by create-mcp-server`);
+  const pkg = readJson<PackageJson>(pkgPath);
   if (!pkg.dependencies?.[RUNTIME_PACKAGE]) refuse(`${pkgPath} does not depend on ${RUNTIME_PACKAGE}: not a project made by create-mcp-server`);
-  const mcp = readJson<ProjectManifest>(mcpPath);
   const manifestPath = join(dir, SCAFFOLD_MANIFEST);
   const manifest = existsSync(manifestPath) ? readJson<ScaffoldManifestData>(manifestPath) : undefined;
   const released = manifest ? undefined : readJson<{ files: Record<string, string[]> }>(join(PROJECT_ROOT, "generator", "released-files.json")).files;
-  /** The file as the scaffolder last wrote it (its sha256 is the recorded one): the user has not changed it. */
-  const asScaffolded = (path: string, data: Buffer) => (manifest ? manifest.files[path] === sha256(data) : (released![path] ?? []).includes(sha256(data)));
+  return { dir, pkg, mcp: readJson<ProjectManifest>(join(dir, "mcp.json")), manifest, released };
+}
 
-  // ---- the revisions that became available, with their rule diff ----
+/** The file as the scaffolder last wrote it (its sha256 is the recorded one): the user has not changed it. */
+const asScaffolded = (p: Project, path: string, data: Buffer) => (p.manifest ? p.manifest.files[path] === sha256(data) : (p.released![path] ?? []).includes(sha256(data)));
+
+/** The revisions that became available (each with its rule diff printed), and those the project will serve. */
+async function newRevisions(p: Project, opts: UpgradeOptions, io: Io): Promise<{ added: string[]; served: string[]; addToMcp: boolean }> {
   const rules = readJson<RulesData>(join(PROJECT_ROOT, "out", "rules.json"));
   const known = knownRevisions();
-  const installedRules = join(dir, "node_modules", ...RUNTIME_PACKAGE.split("/"), "dist", "out", "rules.json");
-  const legacyFacts = join(dir, "test", "revisions.json");
+  const installedRules = join(p.dir, "node_modules", ...RUNTIME_PACKAGE.split("/"), "dist", "out", "rules.json");
+  const legacyFacts = join(p.dir, "test", "revisions.json");
   // What the project knew: its manifest's record, else the installed runtime's rules data, else (a project from before
   // both) the revisions its frozen test facts covered, else the ones its mcp.json serves.
   const previous =
-    manifest?.knownRevisions ??
+    p.manifest?.knownRevisions ??
     (existsSync(installedRules)
       ? readJson<RulesData>(installedRules).revisions.map((r) => r.id)
       : existsSync(legacyFacts)
         ? Object.keys(readJson<Record<string, unknown>>(legacyFacts)).filter((k) => !k.startsWith("$"))
-        : (mcp.revisions ?? known));
+        : (p.mcp.revisions ?? known));
   const added = known.filter((r) => !previous.includes(r));
   for (const r of added) {
     const before = known[known.indexOf(r) - 1];
     io.out(before ? `${formatDiff(diffRules(rules, before, r))}\n\n` : `revision ${r} is available\n\n`);
   }
-  let served = (mcp.revisions ?? known).filter((r) => known.includes(r));
-  let addToMcp = false;
-  if (added.length && mcp.revisions) {
-    const list = added.join(", ");
-    if (opts.addRevisions) addToMcp = true;
-    else if (io.tty && !process.env.CI) {
-      const { confirm } = await import("@inquirer/prompts");
-      addToMcp = await confirm({ message: `Serve ${list} too (add to mcp.json's "revisions")?`, default: true });
-    }
-    if (addToMcp) served = known.filter((r) => served.includes(r) || added.includes(r));
-    else io.out(`Not added to mcp.json: ${list} (rerun with --add-revisions, or add ${added.length === 1 ? "it" : "them"} to "revisions" yourself)\n`);
-  } else if (added.length) io.out(`mcp.json has no "revisions": the project serves every revision its runtime knows, ${added.join(", ")} included\n`);
+  const served = (p.mcp.revisions ?? known).filter((r) => known.includes(r));
+  if (!added.length) return { added, served, addToMcp: false };
+  if (!p.mcp.revisions) {
+    io.out(`mcp.json has no "revisions": the project serves every revision its runtime knows, ${added.join(", ")} included\n`);
+    return { added, served, addToMcp: false };
+  }
+  const list = added.join(", ");
+  let addToMcp = Boolean(opts.addRevisions);
+  if (!addToMcp && io.tty && !process.env.CI) {
+    const { confirm } = await import("@inquirer/prompts");
+    addToMcp = await confirm({ message: `Serve ${list} too (add to mcp.json's "revisions")?`, default: true });
+  }
+  if (!addToMcp) {
+    io.out(`Not added to mcp.json: ${list} (rerun with --add-revisions, or add ${added.length === 1 ? "it" : "them"} to "revisions" yourself)\n`);
+    return { added, served, addToMcp };
+  }
+  return { added, served: known.filter((r) => served.includes(r) || added.includes(r)), addToMcp };
+}
 
-  // ---- re-render, and write what the user has not changed ----
-  const options = {
-    dir,
-    template: manifest?.options.template ?? inferTemplate(dir),
-    transport: (manifest?.options.transport ?? (mcp.transports?.length === 1 ? mcp.transports[0] : "both")) as TransportChoice,
-    auth: manifest?.options.auth ?? "none",
+/** The options the project was scaffolded with (its manifest's, else inferred), serving `served`. */
+function projectOptions(p: Project, served: string[], opts: UpgradeOptions): ResolvedOptions {
+  const m = p.manifest?.options;
+  return {
+    dir: p.dir,
+    template: m?.template ?? inferTemplate(p.dir),
+    transport: (m?.transport ?? (p.mcp.transports?.length === 1 ? p.mcp.transports[0] : "both")) as TransportChoice,
+    auth: m?.auth ?? "none",
     revisions: served,
-    name: manifest?.options.name ?? pkg.name,
-    description: manifest?.options.description ?? pkg.description ?? "",
+    name: m?.name ?? p.pkg.name,
+    description: m?.description ?? p.pkg.description ?? "",
     install: opts.install ?? true,
     force: true,
     overwrite: false,
     runtime: opts.runtime,
     // The package manager the project was scaffolded for (npm before the manifest recorded it); upgrade never runs git.
-    packageManager: manifest?.options.packageManager ?? "npm",
+    packageManager: m?.packageManager ?? "npm",
     git: false,
   };
-  const { files, runtime, codegen } = await renderProject(options);
+}
+
+interface Plan {
+  /** Files to write: absent ones, and those still as the scaffolder wrote them. */
+  write: string[];
+  /** Files the user changed: kept as they are. */
+  changed: string[];
+  /** Recorded hashes that stay (files the user changed or deleted stay theirs). */
+  keep: Record<string, string>;
+  /** Rendered files that are not written (deleted by the user, undeclared handlers, the user's own). */
+  skip: Set<string>;
+}
+
+/** Which rendered files upgrade writes, and which it keeps as the user has them. */
+function plan(p: Project, files: Map<string, Buffer>): Plan {
   const declared = new Set([
-    ...(mcp.tools ?? []).map((t) => `src/tools/${fileStem(t.name)}.ts`),
-    ...(mcp.prompts ?? []).map((p) => `src/prompts/${fileStem(p.name)}.ts`),
-    ...[...(mcp.resources ?? []), ...(mcp.resourceTemplates ?? [])].map((r) => `src/resources/${fileStem(r.name)}.ts`),
+    ...(p.mcp.tools ?? []).map((t) => `src/tools/${fileStem(t.name)}.ts`),
+    ...(p.mcp.prompts ?? []).map((t) => `src/prompts/${fileStem(t.name)}.ts`),
+    ...[...(p.mcp.resources ?? []), ...(p.mcp.resourceTemplates ?? [])].map((r) => `src/resources/${fileStem(r.name)}.ts`),
   ]);
-  const write: string[] = [];
-  const changed: string[] = [];
-  const keep: Record<string, string> = {};
-  const skip = new Set<string>();
+  const recorded = p.manifest?.files ?? {};
+  const result: Plan = { write: [], changed: [], keep: {}, skip: new Set() };
   for (const [path, data] of files) {
     if (path === SCAFFOLD_MANIFEST) continue;
-    const target = join(dir, path);
+    const target = join(p.dir, path);
     if (path.startsWith("vendor/")) {
-      write.push(path); // the dependency itself: always the new one
+      result.write.push(path); // the dependency itself: always the new one
       continue;
     }
     if (!existsSync(target)) {
       // A file the user deleted stays deleted; a handler is only added for what mcp.json declares.
-      if (manifest?.files[path]) keep[path] = manifest.files[path];
-      if (manifest?.files[path] || (HANDLER_DIRS.some((d) => path.startsWith(d)) && !declared.has(path))) skip.add(path);
-      else write.push(path);
+      if (recorded[path]) result.keep[path] = recorded[path];
+      if (recorded[path] || (HANDLER_DIRS.some((d) => path.startsWith(d)) && !declared.has(path))) result.skip.add(path);
+      else result.write.push(path);
       continue;
     }
     const current = readFileSync(target);
     if (current.equals(data)) continue;
-    if (asScaffolded(path, current)) write.push(path);
+    if (asScaffolded(p, path, current)) result.write.push(path);
     else {
-      changed.push(path);
-      if (manifest?.files[path]) keep[path] = manifest.files[path];
-      else skip.add(path); // never written by the scaffolder as it is now: the user's
+      result.changed.push(path);
+      if (recorded[path]) result.keep[path] = recorded[path];
+      else result.skip.add(path); // never written by the scaffolder as it is now: the user's
     }
   }
-  for (const path of skip) files.delete(path);
+  return result;
+}
 
-  // The user's package.json and mcp.json still get what the upgrade is for: the new runtime, the generate command
-  // (a bin of the codegen package, no longer a copied script nor the runtime's), and the added revisions.
+/**
+ * The user's package.json and mcp.json still get what the upgrade is for: the new runtime and codegen, the generate
+ * command (the codegen's bin, no longer a copied script nor the runtime's), and the added revisions.
+ */
+async function editKept(p: Project, kept: string[], deps: { runtime: string; codegen: string }, served: string[] | undefined): Promise<Map<string, Buffer>> {
   const edited = new Map<string, Buffer>();
-  if (changed.includes("package.json")) {
-    const p = JSON.parse(readFileSync(pkgPath, "utf8")) as typeof pkg;
-    p.dependencies![RUNTIME_PACKAGE] = runtime.spec;
-    (p.devDependencies ??= {})[CODEGEN_PACKAGE] = codegen.spec;
-    for (const [k, v] of Object.entries(p.scripts ?? {})) p.scripts![k] = v.replaceAll("node scripts/generate.mjs", "create-mcp-server-generate");
-    edited.set("package.json", Buffer.from(JSON.stringify(p, null, 2) + "\n"));
+  if (kept.includes("package.json")) {
+    const pkg = JSON.parse(readFileSync(join(p.dir, "package.json"), "utf8")) as PackageJson;
+    pkg.dependencies![RUNTIME_PACKAGE] = deps.runtime;
+    (pkg.devDependencies ??= {})[CODEGEN_PACKAGE] = deps.codegen;
+    for (const [k, v] of Object.entries(pkg.scripts ?? {})) pkg.scripts![k] = v.replaceAll("node scripts/generate.mjs", "create-mcp-server-generate");
+    edited.set("package.json", Buffer.from(JSON.stringify(pkg, null, 2) + "\n"));
   }
-  if (addToMcp && changed.includes("mcp.json")) {
-    const m = JSON.parse(readFileSync(mcpPath, "utf8")) as ProjectManifest;
+  if (served && kept.includes("mcp.json")) {
+    const m = JSON.parse(readFileSync(join(p.dir, "mcp.json"), "utf8")) as ProjectManifest;
     m.revisions = served;
     const prettier = await import("prettier");
     edited.set("mcp.json", Buffer.from(await prettier.format(JSON.stringify(m), { parser: "json", printWidth: 120 })));
   }
-  writeProject(dir, files, write);
-  writeProject(dir, edited);
-  writeProject(dir, new Map([[SCAFFOLD_MANIFEST, await scaffoldManifest(options, files, keep)]]));
+  return edited;
+}
 
-  const before = manifest ? Object.keys(manifest.files) : [...Object.keys(released!), ...LEGACY_GENERATED];
-  const retired = before.filter((p) => !files.has(p) && !skip.has(p) && existsSync(join(dir, p)));
-  const listed = (paths: string[]) => paths.map((p) => `  ${p}\n`).join("");
-  io.out(
-    `✔ Upgraded ${pkg.name} in ${dir} (runtime: ${runtime.describe}); ${write.length} file${write.length === 1 ? "" : "s"} written (the vendored packages included), serving ${served.join(", ")}\n`,
-  );
-  if (changed.length) {
-    // Without a manifest, a file rendered from the project's options by an earlier release cannot be told from an edit.
-    const why = manifest
-      ? `you changed since ${changed.length === 1 ? "it was" : "they were"} scaffolded`
-      : "that differ from every version earlier releases wrote (your changes, or rendered from your options before .create-mcp-server.json was kept)";
-    io.out(
-      `Kept ${changed.length} file${changed.length === 1 ? "" : "s"} ${why} (not overwritten${edited.size ? `; ${[...edited.keys()].join(" and ")} only updated where the upgrade needs it` : ""}):\n${listed(changed)}`,
-    );
+/**
+ * Leave out the files that need something a kept file lacks (upgrade-needs.ts): one line each says why. A left-out
+ * file that was there before keeps its recorded hash, so a later upgrade still sees it as the scaffolder's.
+ */
+function leaveOutBlocked(p: Project, files: Map<string, Buffer>, work: Plan, edited: Map<string, Buffer>, io: Io): string[] {
+  const writes = new Map(work.write.filter((path) => !path.startsWith("vendor/")).map((path) => [path, files.get(path)!.toString("utf8")]));
+  const final = (path: string) => (edited.get(path) ?? (writes.has(path) ? files.get(path) : existsSync(join(p.dir, path)) ? readFileSync(join(p.dir, path)) : undefined))?.toString("utf8");
+  const blocked = blockedWrites(writes, new Set(work.changed), final, (path) => files.get(path)?.toString("utf8"));
+  for (const b of blocked) {
+    work.write.splice(work.write.indexOf(b.path), 1);
+    if (p.manifest?.files[b.path]) work.keep[b.path] = p.manifest.files[b.path];
+    else if (!existsSync(join(p.dir, b.path))) work.skip.add(b.path);
+    io.out(`Not written: ${b.reason}\n`);
   }
-  if (retired.length) io.out(`No longer used by the project (kept; delete them):\n${listed(retired)}`);
+  return blocked.map((b) => b.path);
+}
+
+/** The vendored tarballs of our packages that package.json no longer names (superseded by the ones just written). */
+function supersededTarballs(dir: string, specs: string[]): string[] {
+  const vendor = join(dir, "vendor");
+  if (!existsSync(vendor)) return [];
+  const named = new Set(specs.filter((s) => s.startsWith("file:vendor/")).map((s) => s.slice("file:".length)));
+  return readdirSync(vendor)
+    .filter((f) => /^create-mcp-server-(runtime|codegen)-.*\.tgz$/.test(f))
+    .map((f) => `vendor/${f}`)
+    .filter((f) => !named.has(f));
+}
+
+/**
+ * A registry spec must name a published version before anything is written: `npm view` in the project (its own npm
+ * configuration and registry) must find the runtime and the codegen of it.
+ */
+async function checkPublished(spec: string, dir: string): Promise<void> {
+  for (const name of [RUNTIME_PACKAGE, CODEGEN_PACKAGE]) {
+    const found = await new Promise<string>((resolvePromise) =>
+      execFile("npm", ["view", `${name}@${spec}`, "version", "--json"], { cwd: dir, encoding: "utf8" }, (err, stdout, stderr) =>
+        resolvePromise(err ? `error: ${(stderr || err.message).split("\n").find((l) => l.trim()) ?? ""}` : stdout.trim()),
+      ),
+    );
+    if (!found || found.startsWith("error:")) refuse(`--runtime ${spec}: no published version of ${name} matches it (${found ? found.slice(7) : "npm view found none"}); nothing was changed`);
+  }
+}
+
+export async function upgrade(dirArg: string, opts: UpgradeOptions, io: Io = defaultIo()): Promise<UpgradeResult> {
+  const p = readProject(resolve(dirArg));
+  const dir = p.dir;
+  if (opts.runtime !== undefined && !looksLikePath(opts.runtime)) await checkPublished(opts.runtime, dir);
+  const { added, served, addToMcp } = await newRevisions(p, opts, io);
+  const options = projectOptions(p, served, opts);
+  const { files, runtime, codegen } = await renderProject(options);
+  const work = plan(p, files);
+  const edited = await editKept(p, work.changed, { runtime: runtime.spec, codegen: codegen.spec }, addToMcp ? served : undefined);
+  const blocked = leaveOutBlocked(p, files, work, edited, io);
+  for (const path of work.skip) files.delete(path);
+
+  writeProject(dir, files, work.write);
+  writeProject(dir, edited);
+  writeProject(dir, new Map([[SCAFFOLD_MANIFEST, await scaffoldManifest(options, files, work.keep)]]));
+  const superseded = supersededTarballs(dir, [runtime.spec, codegen.spec]);
+  for (const f of superseded) rmSync(join(dir, f));
+
+  const before = p.manifest ? Object.keys(p.manifest.files) : [...Object.keys(p.released!), ...LEGACY_GENERATED];
+  const retired = before.filter((path) => !files.has(path) && !work.skip.has(path) && !blocked.includes(path) && existsSync(join(dir, path)));
+  report(p, { runtime, codegen, served, work, edited, retired, superseded }, io);
   if (opts.install ?? true) {
+    // The install makes the lock file follow package.json: a new version or a tarball of another name is resolved anew.
     const pm = packageManagerCommands(options.packageManager);
     await runStep(`Installing dependencies with ${pm.installLine}`, pm.bin, pm.install, dir, io);
     await runStep(`Regenerating generated/ with ${pm.run} generate`, pm.bin, ["run", "generate"], dir, io);
-    io.out(`Next: npm run build && npm test\n`);
+    io.out(`Next: ${pm.run} build && ${pm.test}\n`);
   } else io.out(`Next: npm install, then npm run build && npm test\n`);
-  return { added, served, written: write, changed, retired };
+  return { added, served, written: work.write, changed: work.changed, retired, blocked };
+}
+
+function report(
+  p: Project,
+  r: { runtime: RuntimeDependency; codegen: RuntimeDependency; served: string[]; work: Plan; edited: Map<string, Buffer>; retired: string[]; superseded: string[] },
+  io: Io,
+): void {
+  const listed = (paths: string[]) => paths.map((path) => `  ${path}\n`).join("");
+  const n = r.work.write.length;
+  io.out(
+    `✔ Upgraded ${p.pkg.name} in ${p.dir} (runtime: ${r.runtime.describe}; codegen: ${r.codegen.describe}); ${n} file${n === 1 ? "" : "s"} written (the vendored packages included), serving ${r.served.join(", ")}\n`,
+  );
+  if (r.superseded.length) io.out(`Removed the superseded vendored package${r.superseded.length === 1 ? "" : "s"}:\n${listed(r.superseded)}`);
+  const changed = r.work.changed;
+  if (changed.length) {
+    // Without a manifest, a file rendered from the project's options by an earlier release cannot be told from an edit.
+    const why = p.manifest
+      ? `you changed since ${changed.length === 1 ? "it was" : "they were"} scaffolded`
+      : "that differ from every version earlier releases wrote (your changes, or rendered from your options before .create-mcp-server.json was kept)";
+    const only = r.edited.size ? `; ${[...r.edited.keys()].join(" and ")} only updated where the upgrade needs it` : "";
+    io.out(`Kept ${changed.length} file${changed.length === 1 ? "" : "s"} ${why} (not overwritten${only}):\n${listed(changed)}`);
+  }
+  if (r.retired.length) io.out(`No longer used by the project (kept; delete them):\n${listed(r.retired)}`);
 }
 
 /** The command: `create-mcp-server upgrade [--runtime <spec>] [--add-revisions] [--no-install]`. */

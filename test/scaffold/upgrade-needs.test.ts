@@ -28,7 +28,10 @@ describe("upgrade: what a written file needs of a kept one", () => {
       "src/main.ts: probes /healthz",
     ]);
     expect(needsOf(".github/workflows/test.yml", WORKFLOW).map((n) => n.what)).toEqual(['runs the script "lint"', 'runs the script "test"']);
-    expect(needsOf("scripts/dev.mjs", "// dev").map((n) => `${n.file}: ${n.what}`)).toEqual(["package.json: is run by a package.json script"]);
+    const rendered = (p: string) => (p === "package.json" ? JSON.stringify({ scripts: { dev: "node scripts/dev.mjs" } }) : undefined);
+    expect(needsOf("scripts/dev.mjs", "// dev", rendered).map((n) => `${n.file}: ${n.what}`)).toEqual(["package.json: is run by a package.json script"]);
+    // A script the new package.json does not run is run by hand (the README says how): it needs nothing.
+    expect(needsOf("scripts/add-to-client.mjs", "// add", rendered)).toEqual([]);
     expect(needsOf("src/tools/echo.ts", "export const handler = 1;")).toEqual([]);
   });
 
@@ -39,7 +42,8 @@ describe("upgrade: what a written file needs of a kept one", () => {
       ["scripts/dev.mjs", "// dev"],
     ]);
     const onDisk: Record<string, string> = { "src/main.ts": OLD_MAIN, "package.json": OLD_PKG };
-    const blocked = blockedWrites(files, new Set(["src/main.ts", "package.json"]), (p) => onDisk[p]);
+    const rendered = (p: string) => (p === "package.json" ? JSON.stringify({ scripts: { dev: "node scripts/dev.mjs", lint: "prettier --check ." } }) : undefined);
+    const blocked = blockedWrites(files, new Set(["src/main.ts", "package.json"]), (p) => onDisk[p], rendered);
     expect(blocked.map((b) => [b.path, b.by])).toEqual([
       ["Dockerfile", "src/main.ts"],
       [".github/workflows/test.yml", "package.json"],
@@ -55,8 +59,8 @@ describe("upgrade: what a written file needs of a kept one", () => {
       "src/main.ts": NEW_MAIN,
       "package.json": JSON.stringify({ scripts: { build: "tsc", test: "vitest", lint: "prettier --check .", dev: "node scripts/dev.mjs" } }),
     };
-    expect(blockedWrites(files, new Set(["src/main.ts", "package.json"]), (p) => current[p])).toEqual([]);
+    expect(blockedWrites(files, new Set(["src/main.ts", "package.json"]), (p) => current[p], rendered)).toEqual([]);
     // Files written anew meet each other's needs: only a kept file can block.
-    expect(blockedWrites(files, new Set(), (p) => onDisk[p])).toEqual([]);
+    expect(blockedWrites(files, new Set(), (p) => onDisk[p], rendered)).toEqual([]);
   });
 });
