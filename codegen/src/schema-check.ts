@@ -35,9 +35,19 @@ export async function schemaProblems(value: unknown, toolName: RegExp): Promise<
     // One line per place: a wrong type at a pointer is its mistake, not also each keyword that then fails there.
     if (seen.has(path)) continue;
     seen.add(path);
-    problems.push(at(path, message));
+    problems.push(at(path, `${declaration(value, path)}${message}`));
   }
   return problems;
+}
+
+const KINDS: Record<string, string> = { tools: "tool", prompts: "prompt", resources: "resource", resourceTemplates: "resource template" };
+
+/** `tool "echo": ` for a mistake inside a declaration that has a name (other than in the name), so the line names it as well as its place. */
+function declaration(value: unknown, path: string): string {
+  const m = /^\/(tools|prompts|resources|resourceTemplates)\/(\d+)\/(?!name$)/.exec(path);
+  const entry = m && (value as Record<string, unknown[]>)[m[1]]?.[Number(m[2])];
+  const name = entry && typeof entry === "object" ? (entry as { name?: unknown }).name : undefined;
+  return typeof name === "string" ? `${KINDS[m![1]]} ${JSON.stringify(name)}: ` : "";
 }
 
 const show = (value: unknown) => JSON.stringify(value);

@@ -33,11 +33,11 @@ const cases: [string, object | string, string[]][] = [
     ["mcp.json:2:13: invalid JSON: expected a JSON value (a string, a number, an object, an array, true, false or null), found the end of the file"],
   ],
   ["an unknown top-level key, with the key it resembles", changed((m) => (m.tool = [])), ['mcp.json: /tool: unknown key; did you mean "tools"?']],
-  ["an unknown key in a tool, with the key it resembles", changed((m) => (m.tools[0].inputschema = {})), ['mcp.json: /tools/0/inputschema: unknown key; did you mean "inputSchema"?']],
+  ["an unknown key in a tool, with the key it resembles", changed((m) => (m.tools[0].inputschema = {})), ['mcp.json: /tools/0/inputschema: tool "echo": unknown key; did you mean "inputSchema"?']],
   [
     "an unknown key that resembles none: the keys there are listed",
     changed((m) => (m.resources = [{ uri: "app://a", name: "a", handler: "./a.js" }])),
-    ['mcp.json: /resources/0/handler: unknown key; expected one of "uri", "name", "title", "description", "mimeType", "size", "annotations", "icons", "_meta", "scopes" or "revisions"'],
+    ['mcp.json: /resources/0/handler: resource "a": unknown key; expected one of "uri", "name", "title", "description", "mimeType", "size", "annotations", "icons", "_meta", "scopes" or "revisions"'],
   ],
   [
     "a revision the installed runtime does not know (the server would die at start)",
@@ -64,13 +64,13 @@ const cases: [string, object | string, string[]][] = [
     changed((m) => (m.tools[0].outputSchema = { $schema: "http://json-schema.org/draft-07/schema#", type: "object", required: "text" })),
     ['mcp.json: /tools/0/outputSchema/required: tool "echo": outputSchema is not a valid JSON Schema (draft-07): keyword "required" must be array, not "text"'],
   ],
-  ["an inputSchema that is not an object schema", changed((m) => (m.tools[0].inputSchema = { type: "string" })), ['mcp.json: /tools/0/inputSchema/type: must be "object", not "string"']],
+  ["an inputSchema that is not an object schema", changed((m) => (m.tools[0].inputSchema = { type: "string" })), ['mcp.json: /tools/0/inputSchema/type: tool "echo": must be "object", not "string"']],
   ["a missing required key", changed((m) => delete m.tools[0].inputSchema), ['mcp.json: /tools/0: missing "inputSchema", which is required']],
   ["a value of the wrong type", changed((m) => (m.version = 1)), ["mcp.json: /version: must be a string, not the number 1"]],
   [
     "a taskSupport that is none of the three",
     changed((m) => (m.tools[0].taskSupport = "sometimes")),
-    ['mcp.json: /tools/0/taskSupport: must be "forbidden", "optional" or "required", not "sometimes"'],
+    ['mcp.json: /tools/0/taskSupport: tool "echo": must be "forbidden", "optional" or "required", not "sometimes"'],
   ],
   [
     "a tool name the runtime's rule refuses (a slash)",
@@ -103,7 +103,7 @@ const cases: [string, object | string, string[]][] = [
   [
     "a scope with a space",
     changed((m) => (m.tools[0].scopes = ["tools read"])),
-    ['mcp.json: /tools/0/scopes/0: must be an OAuth scope (printable ASCII, no spaces, quotes or backslashes), not "tools read"'],
+    ['mcp.json: /tools/0/scopes/0: tool "echo": must be an OAuth scope (printable ASCII, no spaces, quotes or backslashes), not "tools read"'],
   ],
   [
     "every mistake of the file at once, one line each",
@@ -117,7 +117,7 @@ const cases: [string, object | string, string[]][] = [
       'mcp.json: missing "name", which is required',
       'mcp.json: /tool: unknown key; did you mean "tools"?',
       'mcp.json: /transports/1: must be "stdio" or "http", not "carrier-pigeon"',
-      'mcp.json: /prompts/0/arguments/0/name: must be an identifier (A-Z, a-z, 0-9, _ and $, not starting with a digit), not "2nd"',
+      'mcp.json: /prompts/0/arguments/0/name: prompt "summarize": must be an identifier (A-Z, a-z, 0-9, _ and $, not starting with a digit), not "2nd"',
     ],
   ],
 ];

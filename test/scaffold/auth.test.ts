@@ -71,7 +71,7 @@ describe("create-mcp-server --auth oauth", () => {
       writeFileSync(path, JSON.stringify(mcp, null, 2));
       const r = await npm(project, ["run", "generate"]);
       expect(r.status).not.toBe(0);
-      expect(r.stdout + r.stderr).toContain('mcp.json: tool echo: "scopes" must be an array of OAuth scope names');
+      expect(r.stdout + r.stderr).toContain('mcp.json: /tools/0/scopes/0: tool "echo": must be an OAuth scope (printable ASCII, no spaces, quotes or backslashes), not "has space"');
     } finally {
       writeFileSync(path, original);
     }

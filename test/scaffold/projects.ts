@@ -302,7 +302,7 @@ export function projectSuite(template: Template, options: { typeSafety?: boolean
             m.tools.find((t) => t.name === "countdown")!.taskSupport = "sometimes";
           });
           expect(typo.status).not.toBe(0);
-          expect(typo.output).toContain('mcp.json: /tools/2/taskSupport: must be "forbidden", "optional" or "required", not "sometimes"');
+          expect(typo.output).toContain('mcp.json: /tools/2/taskSupport: tool "countdown": must be "forbidden", "optional" or "required", not "sometimes"');
           expect((await withManifest(() => {})).status).toBe(0);
         },
         600_000,
