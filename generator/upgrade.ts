@@ -1,8 +1,10 @@
 /**
- * `create-mcp-server upgrade`, run inside a scaffolded project: bumps the runtime dependency (which carries the
- * project's generator, `create-mcp-server-generate`, and the rules data its tests read), prints the rule diff of
- * every revision that became available and offers to serve it, and re-renders the files the project has not changed
- * since they were scaffolded. A file the user changed is listed and never overwritten; nothing is deleted.
+ * `create-mcp-server upgrade`, run inside a scaffolded project: moves the project to this command's runtime (which
+ * carries the rules data its tests read) and codegen (`create-mcp-server-generate`), published or vendored, and
+ * installs so that the lock file follows; prints the rule diff of every revision that became available and offers to
+ * serve it; re-renders the files the project has not changed since they were scaffolded. A file the user changed is
+ * listed and never overwritten, and a file that needs what a kept one lacks is left out (upgrade-needs.ts); nothing
+ * of the user's is deleted (only the vendored tarballs it superseded).
  *
  * What "not changed" means: the file's sha256 is the one recorded in .create-mcp-server.json when it was written.
  * A project scaffolded before that manifest existed is judged against generator/released-files.json, the hashes of
