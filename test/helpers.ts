@@ -14,14 +14,7 @@ export const CLI = join(ROOT, "bin", "create-mcp-server.js");
  * generator/sync.ts), never a mirror: so a clone that ran `npm run sync` has all of it.
  */
 export const SYNCED = join(ROOT, "schemas");
-/** The upstream mirror (`MCP_SCHEMA_MIRROR`, default `../shared/schemas`): the tests read examples and spec pages there. */
-export const MIRROR = resolve(ROOT, process.env.MCP_SCHEMA_MIRROR ?? "../shared/schemas");
-export const SPEC = resolve(MIRROR, "..", "spec");
-
-export function requireDir(dir: string, what: string): string {
-  if (!existsSync(dir)) throw new Error(`${what} not found at ${dir}; set MCP_SCHEMA_MIRROR to the upstream schemas mirror`);
-  return dir;
-}
+export const SPEC = join(SYNCED, "spec");
 const PINNED = pinnedFiles(loadManifest(join(SYNCED, "manifest.json"))).map(([path]) => path);
 const pinned = new Set(PINNED);
 
