@@ -3,6 +3,8 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
+    // One temporary folder per run, removed at the end (TMPDIR for the workers and their children).
+    globalSetup: ["test/global-setup.ts"],
     testTimeout: 120_000,
     hookTimeout: 180_000,
     pool: "forks",

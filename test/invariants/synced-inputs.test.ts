@@ -10,8 +10,8 @@ import { describe, expect, it } from "vitest";
 import { ROOT } from "../helpers.js";
 
 const TEST = join(ROOT, "test");
-/** This file names the patterns. */
-const EXEMPT = new Set(["test/invariants/synced-inputs.test.ts"]);
+/** global-setup.ts removes the variable for the workers; this file names the patterns. */
+const EXEMPT = new Set(["test/global-setup.ts", "test/invariants/synced-inputs.test.ts"]);
 const READS_MIRROR = [/process\.env\.MCP_SCHEMA_MIRROR|process\.env\[["'`]MCP_SCHEMA_MIRROR/, /\.\.\/shared\b/, /(^|[^\w-])shared\/(schemas|spec)\b/, /\/work\/shared\b/, /MANIFEST\.json/];
 
 function* sources(dir: string): Generator<string> {
@@ -39,5 +39,9 @@ describe("the tests read the synced copy, never the mirror", () => {
     }
     expect(scanned).toBeGreaterThan(50);
     expect(found).toEqual([]);
+  });
+
+  it("the workers do not see MCP_SCHEMA_MIRROR (test/global-setup.ts removes it)", () => {
+    expect(process.env.MCP_SCHEMA_MIRROR).toBeUndefined();
   });
 });
