@@ -14,7 +14,6 @@ export const CLI = join(ROOT, "bin", "create-mcp-server.js");
  * generator/sync.ts), never a mirror: so a clone that ran `npm run sync` has all of it.
  */
 export const SYNCED = join(ROOT, "schemas");
-export const SPEC = join(SYNCED, "spec");
 const PINNED = pinnedFiles(loadManifest(join(SYNCED, "manifest.json"))).map(([path]) => path);
 const pinned = new Set(PINNED);
 

@@ -1,6 +1,6 @@
 /**
  * Invariant: no test reads the upstream mirror. The tests read what `schemas sync` provides (test/helpers.ts:
- * synced(), SPEC), so a clone that ran `npm run sync` passes with no mirror at all; one that reaches for
+ * synced() and its kin), so a clone that ran `npm run sync` passes with no mirror at all; one that reaches for
  * ../shared or MCP_SCHEMA_MIRROR passes only on machines laid out as CI is. Passing MCP_SCHEMA_MIRROR to a child
  * (a mirror the test made of the synced copy) is not reading it, and stays allowed.
  */
