@@ -5,6 +5,8 @@ export default defineConfig({
     include: ["test/**/*.test.ts"],
     // Projects scaffolded by older releases (upgrade fixtures): their own tests run inside a scaffolded copy, not here.
     exclude: [...configDefaults.exclude, "test/fixtures/projects/**"],
+    // One temporary folder per run, removed at the end (TMPDIR for the workers and their children).
+    globalSetup: ["test/global-setup.ts"],
     testTimeout: 120_000,
     hookTimeout: 180_000,
     pool: "forks",

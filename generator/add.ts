@@ -2,7 +2,8 @@
  * `create-mcp-server schemas add <revision> --from <dir|url>`: record a new
  * revision in the manifest (sha256 of both files, era inferred from the
  * schema), copy its files into `schemas/<revision>/`, regenerate `out/`, and
- * return the rule diff against the previous revision for review.
+ * return the rule diff against the previous revision for review. Its spec
+ * pages are pinned by `schemas pin` (generator/pin.ts) from a mirror.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -52,7 +53,9 @@ export async function addRevision(revision: string, from: string, options: { sch
       return [f, { url: `${upstream}/${f}`, sha256: sha256(data), bytes: data.length }];
     }),
   ) as Manifest["revisions"][number]["files"];
-  const updated: Manifest = { ...manifest, revisions: [...manifest.revisions, { id: revision, era, files }] };
+  // Upstream files pinned before the revision was supported (the draft's schemas) are now pinned by it: once only.
+  const others = manifest.files && Object.fromEntries(Object.entries(manifest.files).filter(([p]) => !SCHEMA_FILES.some((f) => p === `${revision}/${f}`)));
+  const updated: Manifest = { ...manifest, revisions: [...manifest.revisions, { id: revision, era, files }], files: others };
   saveManifest(updated, manifestPath);
   const { generated } = await generate({ schemasDir: options.schemasDir, outDir: options.outDir });
   const header = `added ${revision} (era ${era}) to ${manifestPath}; regenerated ${generated.files.length} files`;

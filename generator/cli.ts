@@ -4,7 +4,8 @@
  *   create-mcp-server [dir] [--template …]   scaffold a server project (generator/scaffold.ts)
  *   create-mcp-server upgrade                in a project: new runtime, new revisions, re-rendered files (generator/upgrade.ts)
  *   create-mcp-server generate [--check]     schemas → out/
- *   create-mcp-server schemas sync           fetch and verify the pinned schemas
+ *   create-mcp-server schemas sync           fetch and verify the pinned schemas, spec pages and examples
+ *   create-mcp-server schemas pin            (maintainers) re-pin the spec pages and examples from a mirror
  *   create-mcp-server schemas add <rev>      add a new revision and print its rule diff
  *   create-mcp-server rules diff <a> <b>     what changed between two revisions
  *   create-mcp-server rules show [rev]       the rules of one revision
@@ -86,14 +87,23 @@ export function buildProgram(): Command {
   const schemas = program.command("schemas").description("manage the pinned official schemas");
   schemas
     .command("sync")
-    .description("fill schemas/<revision>/ from --mirror DIR or MCP_SCHEMA_MIRROR, else download the pinned URLs; every file is checked against its sha256")
-    .option("--mirror <dir>", "local directory laid out as <revision>/schema.{ts,json}")
+    .description("fill schemas/ with the pinned schemas, spec pages and examples from --mirror DIR or MCP_SCHEMA_MIRROR, else download the pinned URLs; every file is checked against its sha256")
+    .option("--mirror <dir>", "local schemas mirror laid out as <revision>/schema.{ts,json}, with the spec pages in <dir>/../spec/<revision>/")
     .option("--schemas <dir>", "target schemas directory (with manifest.json)", join(PROJECT_ROOT, "schemas"))
     .action(async (opts: { mirror?: string; schemas: string }) => {
       const { syncSchemas } = await import("./sync.js");
       const { loadManifest } = await import("./manifest.js");
       const result = await syncSchemas(loadManifest(join(opts.schemas, "manifest.json")), { mirror: opts.mirror, schemasDir: opts.schemas });
       process.stdout.write(`schemas: ${result.written.length} written, ${result.unchanged.length} already verified\n`);
+    });
+  schemas
+    .command("pin")
+    .description("(maintainers) rebuild the pinned spec pages, examples and draft schema in manifest.json from --mirror DIR or MCP_SCHEMA_MIRROR, and list what changed")
+    .option("--mirror <dir>", "local schemas mirror, with the spec pages in <dir>/../spec/")
+    .option("--schemas <dir>", "schemas directory (with manifest.json)", join(PROJECT_ROOT, "schemas"))
+    .action(async (opts: { mirror?: string; schemas: string }) => {
+      const { pinFiles } = await import("./pin.js");
+      process.stdout.write(pinFiles({ schemasDir: opts.schemas, mirror: opts.mirror }) + "\n");
     });
   schemas
     .command("add <revision>")

@@ -1,7 +1,9 @@
 /**
  * The project's schema manifest (`schemas/manifest.json`): which revisions
  * create-mcp-server supports, in declaration order, with each revision's era
- * and the pinned upstream URL and sha256 of its `schema.ts` and `schema.json`.
+ * and the pinned upstream URL and sha256 of its `schema.ts` and `schema.json`;
+ * and under `files` the other upstream files the tests and spec citations read
+ * (spec pages, examples, the draft schema), by path under `schemas/`.
  *
  * Revision order is the order of declaration in the manifest, never string
  * order: the rules module and every "from/until" range resolve against it.
@@ -30,7 +32,12 @@ export interface Manifest {
   source: string;
   commit: string;
   revisions: ManifestRevision[];
+  /** Upstream files besides the revisions' schemas, by path under `schemas/` (layout: generator/sync.ts). */
+  files?: Record<string, PinnedFile>;
 }
+
+/** A relative path of plain segments: no `.`, `..`, empty or absolute parts, so a pin cannot write outside `schemas/`. */
+const SAFE_PATH = /^[\w@+-][\w@+.-]*(\/[\w@+-][\w@+.-]*)*$/;
 
 export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 export const MANIFEST_PATH = join(PROJECT_ROOT, "schemas", "manifest.json");
@@ -45,7 +52,17 @@ export function loadManifest(path = MANIFEST_PATH): Manifest {
       throw new Error(`${path}: revision ${r.id} has era ${JSON.stringify(r.era)}; expected "legacy" or "modern"`);
     }
   }
+  for (const file of Object.keys(manifest.files ?? {})) {
+    if (!SAFE_PATH.test(file) || file === "manifest.json") throw new Error(`${path}: files: ${JSON.stringify(file)} is not a path inside schemas/`);
+    const [dir, name, ...rest] = file.split("/");
+    if (seen.has(dir) && !rest.length && (SCHEMA_FILES as readonly string[]).includes(name)) throw new Error(`${path}: files: ${file} is already pinned by revision ${dir}`);
+  }
   return manifest;
+}
+
+/** Every file `schemas sync` provides, by path under `schemas/`: the revisions' schemas, then the other pinned files. */
+export function pinnedFiles(manifest: Manifest): [string, PinnedFile][] {
+  return [...manifest.revisions.flatMap((r) => SCHEMA_FILES.map((f): [string, PinnedFile] => [`${r.id}/${f}`, r.files[f]])), ...Object.entries(manifest.files ?? {})];
 }
 
 export function saveManifest(manifest: Manifest, path = MANIFEST_PATH): void {

@@ -1,14 +1,23 @@
 /**
- * `create-mcp-server schemas sync`: fill `schemas/<revision>/` with the pinned
- * upstream schema files, from a local mirror (`--mirror DIR` or
- * `MCP_SCHEMA_MIRROR`) or else by downloading the pinned URL. Every file is
- * checked against the manifest's sha256 before anything is written; on any
- * mismatch nothing is overwritten.
+ * `create-mcp-server schemas sync`: fill `schemas/` with every file `schemas/manifest.json` pins, from a local
+ * mirror (`--mirror DIR` or `MCP_SCHEMA_MIRROR`) or else by downloading each pinned URL. Every file is checked
+ * against the manifest's sha256 before anything is written; on any mismatch nothing is overwritten.
+ *
+ * What sync provides, under `schemas/` (git-ignored but for the manifest): from the manifest's `revisions`,
+ *   <revision>/schema.{ts,json}        each supported revision's schemas;
+ * from its `files` (generator/pin.ts pins them), what the tests and the spec citations read:
+ *   2026-07-28/examples/<Type>/*.json  upstream's examples of that revision
+ *   draft/schema.{ts,json}             upstream's draft, not a supported revision: what the tests `schemas add`
+ *   spec/<revision>/**.mdx             the spec pages (upstream `docs/specification/<revision>/`)
+ *   spec/extensions/<name>/…           an extension's upstream files (tasks: its spec, SEP and schema)
+ *
+ * A mirror is laid out as upstream and CI have it: `schemas/<path>` comes from `<mirror>/<path>`, and
+ * `schemas/spec/<path>` from `<mirror>/../spec/<path>` (the spec pages beside the schemas mirror).
  */
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
-import { type Manifest, type ManifestRevision, SCHEMA_FILES, type SchemaFile, schemaDir } from "./manifest.js";
+import { dirname, join, resolve } from "node:path";
+import { type Manifest, type ManifestRevision, type PinnedFile, SCHEMA_FILES, type SchemaFile, pinnedFiles, schemaDir, SCHEMAS_DIR } from "./manifest.js";
 
 export class SchemaError extends Error {
   constructor(message: string) {
@@ -27,11 +36,18 @@ export function mirrorDir(option?: string): string | undefined {
   return dir ? resolve(dir) : undefined;
 }
 
-async function fetchPinned(revision: string, file: SchemaFile, url: string, mirror?: string): Promise<{ data: Buffer; from: string }> {
+/** Where a mirror holds the file synced to `schemas/<path>`: spec pages beside the schemas mirror, the rest in it. */
+export function mirrorPath(mirror: string, path: string): string {
+  return path.startsWith("spec/") ? join(mirror, "..", path) : join(mirror, path);
+}
+
+async function fetchPinned(path: string, url: string, mirror?: string): Promise<{ data: Buffer; from: string }> {
   if (mirror) {
-    const path = join(mirror, revision, file);
-    if (!existsSync(path)) throw new SchemaError(`${path}: missing (mirror ${mirror} has no ${revision}/${file})`);
-    return { data: readFileSync(path), from: path };
+    const source = mirrorPath(mirror, path);
+    if (!existsSync(source)) {
+      throw new SchemaError(`${source}: missing (mirror ${mirror} has no ${path}; spec pages belong in ${join(mirror, "..", "spec")}/)`);
+    }
+    return { data: readFileSync(source), from: source };
   }
   let response: Response;
   try {
@@ -49,7 +65,7 @@ export function verifyPinned(from: string, data: Buffer, expected: string): void
   if (actual !== expected) {
     throw new SchemaError(
       `${from}: sha256 mismatch: expected ${expected} (schemas/manifest.json), got ${actual}. ` +
-        `Use the pinned upstream file, or if the revision was republished on purpose, re-add it with 'create-mcp-server schemas add'.`,
+        `Use the pinned upstream file, or if upstream changed it on purpose, pin it again ('create-mcp-server schemas add' for a revision's schemas, 'schemas pin' for the other files).`,
     );
   }
 }
@@ -59,36 +75,47 @@ export interface SyncResult {
   unchanged: string[];
 }
 
+/** Downloads at once: the pinned files are a few hundred small pages, and one at a time is slow. */
+const PARALLEL = 8;
+
 /**
- * Sync the given revisions. All files are fetched and verified first; only
- * then are any written (atomically, via rename), so a mismatch leaves the
- * previous files untouched.
+ * Sync every pinned file, or with `revisions` only those revisions' schemas. All files are fetched and verified
+ * first; only then are any written (atomically, via rename), so a mismatch leaves the previous files untouched.
  */
 export async function syncSchemas(manifest: Manifest, options: { mirror?: string; schemasDir?: string; revisions?: string[] } = {}): Promise<SyncResult> {
   const mirror = mirrorDir(options.mirror);
-  const wanted: ManifestRevision[] = options.revisions
-    ? options.revisions.map((id) => {
-        const r = manifest.revisions.find((x) => x.id === id);
-        if (!r) throw new SchemaError(`unknown revision ${id}; known: ${manifest.revisions.map((x) => x.id).join(", ")}`);
-        return r;
-      })
-    : manifest.revisions;
-  const staged: { path: string; data: Buffer }[] = [];
+  const schemasDir = options.schemasDir ?? SCHEMAS_DIR;
+  const revision = (id: string): ManifestRevision => {
+    const r = manifest.revisions.find((x) => x.id === id);
+    if (!r) throw new SchemaError(`unknown revision ${id}; known: ${manifest.revisions.map((x) => x.id).join(", ")}`);
+    return r;
+  };
+  const wanted = pinnedFiles(options.revisions ? { ...manifest, revisions: options.revisions.map(revision), files: {} } : manifest);
   const result: SyncResult = { written: [], unchanged: [] };
-  for (const r of wanted) {
-    for (const file of SCHEMA_FILES) {
-      const target = join(schemaDir(r.id, options.schemasDir), file);
-      if (existsSync(target) && sha256(readFileSync(target)) === r.files[file].sha256) {
-        result.unchanged.push(target);
-        continue;
-      }
-      const { data, from } = await fetchPinned(r.id, file, r.files[file].url, mirror);
-      verifyPinned(from, data, r.files[file].sha256);
-      staged.push({ path: target, data });
-    }
+  const todo: [string, PinnedFile][] = [];
+  for (const [path, pin] of wanted) {
+    const target = join(schemasDir, path);
+    if (existsSync(target) && sha256(readFileSync(target)) === pin.sha256) result.unchanged.push(target);
+    else todo.push([path, pin]);
   }
-  for (const { path, data } of staged) {
-    mkdirSync(resolve(path, ".."), { recursive: true });
+  const staged: { path: string; data: Buffer }[] = [];
+  let next = 0;
+  const worker = async () => {
+    while (next < todo.length) {
+      const [path, pin] = todo[next++];
+      try {
+        const { data, from } = await fetchPinned(path, pin.url, mirror);
+        verifyPinned(from, data, pin.sha256);
+        staged.push({ path: join(schemasDir, path), data });
+      } catch (err) {
+        next = todo.length; // the others stop too: nothing is written after a failure
+        throw err;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(PARALLEL, todo.length) }, worker));
+  for (const { path, data } of staged.sort((a, b) => (a.path < b.path ? -1 : 1))) {
+    mkdirSync(dirname(path), { recursive: true });
     const tmp = `${path}.tmp-${process.pid}`;
     writeFileSync(tmp, data);
     renameSync(tmp, path);

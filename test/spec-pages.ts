@@ -1,11 +1,10 @@
 /**
- * Resolving `spec/<revision>/<page>.mdx#<anchor>` citations against the spec pages of the upstream mirror
- * (`SPEC`, i.e. ../shared/spec next to the schemas mirror). Shared by the overlay test (every prose rule's cite) and
- * the invariant test over every citation in the source.
+ * Resolving `spec/<revision>/<page>.mdx#<anchor>` citations against the spec pages `schemas sync` pins and provides
+ * (`schemas/spec/`). Shared by the overlay test (every prose rule's cite) and the invariant test over every citation
+ * in the source.
  */
-import { existsSync, readFileSync, statSync } from "node:fs";
-import { join } from "node:path";
-import { SPEC } from "./helpers.js";
+import { readFileSync } from "node:fs";
+import { isSynced, synced } from "./helpers.js";
 
 /**
  * The anchor of a heading as the spec site renders it: lowercase, inline code and emphasis markers dropped, link
@@ -57,15 +56,16 @@ export const isConcreteSegment = (segment: string): boolean => /^[\w.-]+$/.test(
  * `.mdx` names `<path>.mdx` or `<path>/index.mdx`. The extensions' pages (`spec/extensions/...`) are Markdown (`.md`),
  * as their repositories publish them.
  */
-export function citationProblem(cite: string, specDir = SPEC): string | undefined {
+export function citationProblem(cite: string): string | undefined {
   const m = /^spec\/([^#]+?)(?:#(.*))?$/.exec(cite);
   if (!m) return `not a spec citation`;
   const [, path, anchor] = m;
   const page = path.endsWith(".mdx") || (path.startsWith("extensions/") && path.endsWith(".md"));
   const candidates = page ? [path] : /\.\w+$/.test(path) ? [] : [`${path}.mdx`, `${path}/index.mdx`];
   if (!candidates.length) return `${path} is not a spec page (.mdx)`;
-  const file = candidates.map((c) => join(specDir, c)).find((p) => existsSync(p) && statSync(p).isFile());
-  if (!file) return `no page ${candidates.join(" or ")} under ${specDir}`;
+  const found = candidates.find((c) => isSynced(`spec/${c}`));
+  if (!found) return `no page ${candidates.join(" or ")} among the spec pages pinned in schemas/manifest.json`;
+  const file = synced(`spec/${found}`);
   if (anchor !== undefined && !headingSlugs(file).has(anchor)) {
     return `no heading #${anchor} on ${file}; its anchors: ${[...headingSlugs(file)].join(", ")}`;
   }

@@ -22,11 +22,11 @@
  * still match are kept, comments kept), for review with git diff. A case listed in KNOWN_FAILURES (a runtime bug, with
  * its spec citation) runs as it.fails: the suite stays green, the hand-written expectation stays.
  */
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { Connection, type McpServer, rules } from "../../runtime/dist/index.js";
-import { SPEC } from "../helpers.js";
+import { isSynced, synced } from "../helpers.js";
 import { buildFixture, type FixtureConfig } from "./fixture.js";
 
 const DIR = new URL(".", import.meta.url).pathname;
@@ -151,9 +151,9 @@ function checkCitations(file: string, header: string[]): void {
   const cites = header.join("\n").match(/spec\/[\w-]+\/[\w/.-]+\.mdx(#[\w-]+)?/g) ?? [];
   if (!cites.length) throw new Error(`${file}: the header must cite the spec page of the rule`);
   for (const cite of cites) {
-    const [path, anchor] = cite.replace(/^spec\//, "").split("#");
-    const page = join(SPEC, path);
-    if (!existsSync(page)) throw new Error(`${file}: cites ${cite}, but ${page} does not exist`);
+    const [path, anchor] = cite.split("#");
+    if (!isSynced(path)) throw new Error(`${file}: cites ${cite}, but schemas/manifest.json pins no page ${path}`);
+    const page = synced(path);
     const headings = readFileSync(page, "utf8")
       .split("\n")
       .filter((l) => /^#{1,6} /.test(l))

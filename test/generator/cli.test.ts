@@ -6,7 +6,7 @@ import { join, relative } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sha256 } from "../../generator/sync.js";
 import { PROSE_RULES } from "../../generator/overlay.js";
-import { cli, MIRROR, OUT, ROOT, SPEC, requireDir } from "../helpers.js";
+import { cli, mirrorOfSynced, OUT, ROOT, synced } from "../helpers.js";
 import { citationProblem } from "../spec-pages.js";
 
 const tmp = mkdtempSync(join(tmpdir(), "cms-gen-"));
@@ -130,30 +130,38 @@ describe("a bad schema directory gives a one-line error naming the file, and lea
 describe("schemas sync", () => {
   it("verifies every file and refuses a mirror whose file differs, overwriting nothing", async () => {
     const s = schemasCopy("sync");
-    rmSync(join(s, "2026-07-28"), { recursive: true });
-    const mirror = join(tmp, "mirror");
-    cpSync(requireDir(MIRROR, "mirror"), mirror, { recursive: true });
+    rmSync(join(s, "2026-07-28", "schema.json"));
+    rmSync(join(s, "spec"), { recursive: true });
+    const mirror = mirrorOfSynced(join(tmp, "mirror"));
     writeFileSync(join(mirror, "2026-07-28", "schema.json"), "{}");
     const bad = await cli(["schemas", "sync", "--schemas", s, "--mirror", mirror]);
     expect(bad.status).toBe(1);
-    expect(bad.stderr).toMatch(/2026-07-28\/schema\.json: sha256 mismatch: expected 8a|2026-07-28\/schema\.json: sha256 mismatch/);
-    expect(existsSync(join(s, "2026-07-28"))).toBe(false);
-    const good = await cli(["schemas", "sync", "--schemas", s], { MCP_SCHEMA_MIRROR: MIRROR });
+    expect(bad.stderr).toMatch(/2026-07-28\/schema\.json: sha256 mismatch/);
+    expect(existsSync(join(s, "2026-07-28", "schema.json"))).toBe(false);
+    expect(existsSync(join(s, "spec"))).toBe(false);
+    writeFileSync(join(mirror, "2026-07-28", "schema.json"), readFileSync(synced("2026-07-28/schema.json")));
+    const good = await cli(["schemas", "sync", "--schemas", s], { MCP_SCHEMA_MIRROR: mirror });
     expect(good.status, good.stderr).toBe(0);
-    expect(good.stdout).toContain("2 written, 8 already verified");
+    const { revisions, files } = JSON.parse(readFileSync(join(s, "manifest.json"), "utf8"));
+    const pages = Object.keys(files).filter((p) => p.startsWith("spec/")).length;
+    expect(good.stdout).toContain(`schemas: ${pages + 1} written, ${revisions.length * 2 + Object.keys(files).length - pages - 1} already verified`);
+    expect(readFileSync(join(s, "spec", "2025-11-25", "basic", "transports.mdx"))).toEqual(readFileSync(synced("spec/2025-11-25/basic/transports.mdx")));
   });
 });
 
 describe("adding a revision is one command", () => {
-  it("adds ../shared/schemas/draft as a sixth revision with no code change, and prints the rule diff", async () => {
+  it("adds upstream's draft (synced to schemas/draft/) as a sixth revision with no code change, and prints the rule diff", async () => {
     const s = schemasCopy("add");
     const out = join(tmp, "out-add");
+    const draft = join(tmp, "draft");
+    cpSync(join(ROOT, "schemas", "draft"), draft, { recursive: true });
     // A directory is no place for another machine to download from: the upstream URL is required with it.
-    const refused = await cli(["schemas", "add", "draft", "--from", join(MIRROR, "draft"), "--schemas", s, "--out", out]);
+    const refused = await cli(["schemas", "add", "draft", "--from", draft, "--schemas", s, "--out", out]);
     expect(refused.status).toBe(1);
     expect(refused.stderr).toMatch(/pass --url/);
-    const upstream = JSON.parse(readFileSync(join(MIRROR, "MANIFEST.json"), "utf8")).revisions.draft["schema.ts"].url.replace(/\/schema\.ts$/, "");
-    const r = await cli(["schemas", "add", "draft", "--from", join(MIRROR, "draft"), "--url", upstream, "--schemas", s, "--out", out]);
+    const pins = JSON.parse(readFileSync(join(s, "manifest.json"), "utf8")).files;
+    const upstream = pins["draft/schema.ts"].url.replace(/\/schema\.ts$/, "");
+    const r = await cli(["schemas", "add", "draft", "--from", draft, "--url", upstream, "--schemas", s, "--out", out]);
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toContain("added draft (era modern)");
     expect(r.stdout).toContain("rules diff 2026-07-28 → draft");
@@ -165,18 +173,19 @@ describe("adding a revision is one command", () => {
     expect(existsSync(join(out, "draft", "validators.js"))).toBe(true);
     const manifest = JSON.parse(readFileSync(join(s, "manifest.json"), "utf8"));
     expect(manifest.revisions.at(-1)).toMatchObject({ id: "draft", era: "modern" });
-    expect(manifest.revisions.at(-1).files["schema.ts"].sha256).toBe(sha256(readFileSync(join(MIRROR, "draft", "schema.ts"))));
-    expect(manifest.revisions.at(-1).files["schema.json"].url).toBe(`${upstream}/schema.json`);
+    expect(manifest.revisions.at(-1).files["schema.ts"]).toEqual(pins["draft/schema.ts"]);
+    expect(manifest.revisions.at(-1).files["schema.json"]).toEqual(pins["draft/schema.json"]);
+    // The revision pins its files now, so they are not pinned twice.
+    expect(Object.keys(manifest.files).filter((p) => p.startsWith("draft/"))).toEqual([]);
     // A clean checkout can sync the added revision from a mirror, verified against the recorded hashes.
     rmSync(join(s, "draft"), { recursive: true });
-    const sync = await cli(["schemas", "sync", "--schemas", s, "--mirror", MIRROR]);
+    const sync = await cli(["schemas", "sync", "--schemas", s, "--mirror", mirrorOfSynced(join(tmp, "mirror-add"))]);
     expect(sync.status, sync.stderr).toBe(0);
     expect(sync.stdout).toContain("2 written");
   });
 });
 
 describe("every prose rule cites a spec page and section that exist", () => {
-  requireDir(SPEC, "spec pages");
   const cites = [...new Set(PROSE_RULES.flatMap((r) => r.cite))];
   it.each(cites)("%s", (cite) => {
     expect(citationProblem(cite)).toBeUndefined();

@@ -3,7 +3,7 @@
  * answers server/discover and a modern tools/call of `echo` through the in-process Connection API, in Node, Bun,
  * Deno and workerd.
  */
-import { mkdirSync } from "node:fs";
+import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { makeServer } from "./app.js";
@@ -59,6 +59,7 @@ describe("the runtime loads in each host (in-process Connection API)", () => {
         result = (await res.json()) as typeof result;
       } finally {
         await host.stop();
+        rmSync(bundle.outfile, { force: true }); // under the checkout (workerd loads no module outside its cwd)
       }
     });
 

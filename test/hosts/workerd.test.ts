@@ -1,5 +1,5 @@
 /** workerd (via miniflare, nodejs_compat) serving the esbuild bundle of worker.ts, on 127.0.0.1: the shared scenario. */
-import { mkdirSync } from "node:fs";
+import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { describe } from "vitest";
 import { bundleWorker } from "./bundle.js";
@@ -12,6 +12,8 @@ describe("workerd: export default { fetch: server.fetchHandler() }", () => {
     mkdirSync(TMP, { recursive: true });
     const { outfile } = await bundleWorker(join(HOSTS_DIR, "worker.ts"), join(TMP, "worker.js"));
     const host = await startWorkerd(outfile);
-    return { url: `${host.origin}${ENDPOINT_PATH}`, stop: host.stop, logs: host.logs };
+    // The bundle lives under the checkout (workerd loads no module outside its cwd), so it goes with the host.
+    const stop = () => host.stop().finally(() => rmSync(outfile, { force: true }));
+    return { url: `${host.origin}${ENDPOINT_PATH}`, stop, logs: host.logs };
   });
 });

@@ -1,6 +1,6 @@
 /**
  * Invariant: every `spec/<revision>/<page>.mdx#<anchor>` cited in the hand-written source (runtime/src, generator/,
- * templates/, bench/, bin/) names a page that exists under the spec mirror and a heading on that page. A citation is
+ * templates/, bench/, bin/) names a pinned spec page (synced to schemas/spec/) and a heading on that page. A citation is
  * how a reviewer checks a rule against the spec, so one that points nowhere is a defect, not a typo.
  *
  * Placeholders (`spec/<revision>/...`, `spec/${r}/...`) are not citations of one page and are skipped; the resolved
@@ -9,7 +9,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
-import { ROOT, SPEC, requireDir } from "../helpers.js";
+import { ROOT } from "../helpers.js";
 import { citationProblem, isConcreteSegment } from "../spec-pages.js";
 
 const ROOTS = ["runtime/src", "generator", "templates", "bench", "bin"];
@@ -54,7 +54,6 @@ function citations(): Citation[] {
 }
 
 describe("every spec citation in the source resolves to a page and heading", () => {
-  requireDir(SPEC, "spec pages");
   const all = citations();
 
   it("finds the citations (the scan itself works)", () => {

@@ -10,7 +10,7 @@ import { execFileSync } from "node:child_process";
 import { appendFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { MIRROR, ROOT } from "../helpers.js";
+import { mirrorOfSynced, ROOT, SYNCED } from "../helpers.js";
 import { expectOk, npm, run, tempDir, type Run } from "./support.js";
 
 const FROM = process.env.UPGRADE_FROM ?? "c0c0c50";
@@ -63,8 +63,9 @@ describe("create-mcp-server upgrade", () => {
     mkdirSync(OLD, { recursive: true });
     execFileSync("sh", ["-c", `git archive ${FROM} | tar -x -C ${JSON.stringify(OLD)}`], { cwd: ROOT });
     symlinkSync(realpathSync(join(ROOT, "node_modules")), join(OLD, "node_modules"));
-    // Its schemas come from the mirror this run uses (an absolute path: the checkout is elsewhere).
-    const build = await run("npm", ["run", "build"], { cwd: OLD, env: { MCP_SCHEMA_MIRROR: MIRROR }, timeoutMs: 300_000 });
+    // Its schemas come from a mirror made of this checkout's synced copy (an absolute path: the checkout is elsewhere).
+    const mirror = mirrorOfSynced(join(work, "mirror"));
+    const build = await run("npm", ["run", "build"], { cwd: OLD, env: { MCP_SCHEMA_MIRROR: mirror }, timeoutMs: 300_000 });
     expectOk(build, `npm run build in create-mcp-server at ${FROM}`);
   }, 300_000);
 
@@ -121,8 +122,8 @@ describe("create-mcp-server upgrade", () => {
     for (const f of ["src", "package.json", "build.mjs", "tsconfig.json"]) cpSync(join(ROOT, "runtime", f), join(next, "runtime", f), { recursive: true });
     cpSync(join(ROOT, "codegen"), join(next, "codegen"), { recursive: true }); // built: the release vendors it as it is
     symlinkSync(realpathSync(join(ROOT, "node_modules")), join(next, "node_modules"));
-    const upstream = JSON.parse(readFileSync(join(MIRROR, "MANIFEST.json"), "utf8")).revisions.draft["schema.ts"].url.replace(/\/schema\.ts$/, "");
-    expectOk(await cliAt(next, ["schemas", "add", "draft", "--from", join(MIRROR, "draft"), "--url", upstream], next), "schemas add draft");
+    const upstream = JSON.parse(readFileSync(join(SYNCED, "manifest.json"), "utf8")).files["draft/schema.ts"].url.replace(/\/schema\.ts$/, "");
+    expectOk(await cliAt(next, ["schemas", "add", "draft", "--from", join(SYNCED, "draft"), "--url", upstream], next), "schemas add draft");
     expectOk(await run(process.execPath, [join(next, "runtime", "build.mjs")], { cwd: next }), "the runtime build with draft");
 
     const project = join(work, "draft", "my-server");
