@@ -1,21 +1,18 @@
 /**
- * `create-mcp-server upgrade` as real processes: a project scaffolded by an OLDER create-mcp-server (this
- * repository at UPGRADE_FROM, default the commit before upgrade existed, exported with git archive and built) with a
- * changed handler and mcp.json is upgraded by this checkout, keeps the user's changes (listed), and builds and passes
- * its tests; a revision added here (`schemas add draft` in a copy of this repository) reaches a project through
- * `upgrade --add-revisions`, and the project serves it. No npm install runs: every project links this repository's
- * node_modules and gets its runtime by extracting the vendored tarball, which is what npm would install.
+ * `create-mcp-server upgrade` as real processes: a revision added here (`schemas add draft` in a copy of this
+ * repository) reaches a project through `upgrade --add-revisions`, with its rule diff, and the project serves it. No
+ * npm install runs: the project links this repository's node_modules and gets the runtime and codegen by extracting
+ * the vendored tarballs, which is what npm would install. Projects of older releases, upgraded with a real install
+ * and an npm ci from an empty cache: upgrade-old.test.ts; from the registry: test/release/registry.test.ts.
  */
 import { execFileSync } from "node:child_process";
-import { appendFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
-import { beforeAll, describe, expect, it } from "vitest";
-import { mirrorOfSynced, ROOT, SYNCED } from "../helpers.js";
+import { describe, expect, it } from "vitest";
+import { ROOT, SYNCED } from "../helpers.js";
 import { expectOk, npm, run, tempDir, type Run } from "./support.js";
 
-const FROM = process.env.UPGRADE_FROM ?? "c0c0c50";
 const work = tempDir("upgrade");
-const OLD = join(work, "old-create-mcp-server");
 const cliAt = (checkout: string, args: string[], cwd: string): Promise<Run> => run(process.execPath, [join(checkout, "bin", "create-mcp-server.js"), ...args], { cwd });
 
 /**
@@ -58,63 +55,6 @@ async function upgradeWith(checkout: string, project: string, flags: string[] = 
 }
 
 describe("create-mcp-server upgrade", () => {
-  beforeAll(async () => {
-    // The older create-mcp-server: this repository at FROM, built as a user's clone would be.
-    mkdirSync(OLD, { recursive: true });
-    execFileSync("sh", ["-c", `git archive ${FROM} | tar -x -C ${JSON.stringify(OLD)}`], { cwd: ROOT });
-    symlinkSync(realpathSync(join(ROOT, "node_modules")), join(OLD, "node_modules"));
-    // Its schemas come from a mirror made of this checkout's synced copy (an absolute path: the checkout is elsewhere).
-    const mirror = mirrorOfSynced(join(work, "mirror"));
-    const build = await run("npm", ["run", "build"], { cwd: OLD, env: { MCP_SCHEMA_MIRROR: mirror }, timeoutMs: 300_000 });
-    expectOk(build, `npm run build in create-mcp-server at ${FROM}`);
-  }, 300_000);
-
-  it("upgrades a project scaffolded by an older create-mcp-server: the user's handler and mcp.json are kept and listed, the rest re-rendered, and it builds and passes its tests", async () => {
-    const project = join(work, "old", "my-server");
-    expectOk(await cliAt(OLD, [project, "--yes", "--no-install", "--transport", "stdio"], ROOT), "scaffold with the older create-mcp-server");
-    expect(existsSync(join(project, "scripts", "generate.mjs")), "the older scaffolder copies its generator").toBe(true);
-    // The user's changes: a handler, and a new tool in mcp.json with its handler.
-    appendFileSync(join(project, "src", "tools", "echo.ts"), "\n// the user's change\nexport const echoed = true;\n");
-    const mcp = JSON.parse(readFileSync(join(project, "mcp.json"), "utf8"));
-    mcp.tools.push({ name: "shout", description: "Upper-cases a text", inputSchema: { type: "object", properties: { text: { type: "string" } } } });
-    writeFileSync(join(project, "mcp.json"), JSON.stringify(mcp, null, 2) + "\n");
-    writeFileSync(
-      join(project, "src", "tools", "shout.ts"),
-      'import type { ShoutTool } from "../../generated/handlers.js";\n\nexport const handler: ShoutTool = ({ text = "" }) => ({ content: [{ type: "text", text: text.toUpperCase() }] });\n',
-    );
-    const echo = readFileSync(join(project, "src", "tools", "echo.ts"), "utf8");
-    const manifest = readFileSync(join(project, "mcp.json"), "utf8");
-
-    const r = await upgradeWith(ROOT, project);
-    const kept = r.stdout.slice(r.stdout.indexOf("Kept "), r.stdout.indexOf("No longer used"));
-    for (const f of ["src/tools/echo.ts", "mcp.json", "package.json"]) expect(kept, r.stdout).toContain(`  ${f}\n`);
-    expect(kept).not.toContain("test/helpers.ts");
-    expect(r.stdout).toMatch(/No longer used by the project \(kept; delete them\):\n {2}scripts\/generate\.mjs\n {2}test\/revisions\.json\n/);
-    // The user's files are as they were; unchanged template files are this release's; package.json has what the upgrade needs.
-    expect(readFileSync(join(project, "src", "tools", "echo.ts"), "utf8")).toBe(echo);
-    expect(readFileSync(join(project, "mcp.json"), "utf8")).toBe(manifest);
-    expect(readFileSync(join(project, "test", "helpers.ts"), "utf8")).toBe(readFileSync(join(ROOT, "templates", "_shared", "test", "helpers.ts"), "utf8"));
-    const pkg = JSON.parse(readFileSync(join(project, "package.json"), "utf8"));
-    expect(pkg.scripts.generate).toBe("create-mcp-server-generate");
-    expect(pkg.scripts.build).toBe("create-mcp-server-generate && tsc -p tsconfig.json");
-    expect(existsSync(join(project, pkg.dependencies["@create-mcp-server/runtime"].replace(/^file:/, "")))).toBe(true);
-    expect(existsSync(join(project, ".create-mcp-server.json"))).toBe(true);
-
-    linkProject(project);
-    const build = await npm(project, ["run", "build"]);
-    expectOk(build, "npm run build after the upgrade");
-    expect(build.stdout).toMatch(/generated\/: \d+ files from mcp\.json \(3 tools,/);
-    const test = await npm(project, ["test"]);
-    expectOk(test, "npm test after the upgrade");
-
-    // Upgrading again (now with a manifest) writes only the runtime and still keeps the user's files.
-    const again = await upgradeWith(ROOT, project);
-    expect(again.stdout).toMatch(/; 2 files written \(the vendored packages included\), serving /);
-    expect(again.stdout).toMatch(/Kept \d+ files you changed since they were scaffolded/);
-    expect(again.stdout).toContain("  src/tools/echo.ts\n");
-    expect(readFileSync(join(project, "src", "tools", "echo.ts"), "utf8")).toBe(echo);
-  }, 600_000);
-
   it("a revision added here (schemas add draft) reaches a project through upgrade --add-revisions, with its rule diff, and the project serves it", async () => {
     // A copy of this repository (what a new release of create-mcp-server is) with the draft schema added and its runtime rebuilt.
     const next = join(work, "next-create-mcp-server");
