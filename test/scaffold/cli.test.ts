@@ -26,49 +26,42 @@ describe("create-mcp-server --help", () => {
     expect(r.stdout.trim().split("\n").at(-1)).toBe(JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).version);
   });
 
-  it("the packed package (npm pack, as published) scaffolds a project: its files carry the generated rules and the built runtime", async () => {
+  it("the packed package (npm pack, as published) holds the compiled command, the templates and the rules data, nothing of the repository's; it scaffolds a project on the published runtime and codegen of its version", async () => {
     const dir = tempDir("pack");
-    // pretest has built out/ and runtime/dist; --ignore-scripts skips prepack's rebuild of the same.
+    // pretest has built dist/ (the command), out/ and the packages; the release packs with scripts off, as here.
     const pack = await npm(dir, ["pack", "--json", "--ignore-scripts", "--pack-destination", dir, ROOT]);
     expect(pack.status, pack.stderr).toBe(0);
-    // Each revision's validators once, in the built runtime the scaffolder packs into vendor/; of out/, only the
-    // rules data the scaffolder and `rules` read.
     const packed: string[] = JSON.parse(pack.stdout)[0].files.map((f: { path: string }) => f.path);
-    const revisions: { id: string }[] = JSON.parse(readFileSync(join(ROOT, "out", "rules.json"), "utf8")).revisions;
-    for (const { id } of revisions) {
-      for (const f of ["validators.js", "dispatch-validators.js"])
-        expect(
-          packed.filter((p) => p.endsWith(`/${id}/${f}`)),
-          `${id}/${f}`,
-        ).toEqual([`runtime/dist/out/${id}/${f}`]);
-    }
     expect(packed.filter((p) => p.startsWith("out/"))).toEqual(["out/rules.json"]);
-    expect(packed).toContain("runtime/dist/index.js");
-    expect(packed).toEqual(expect.arrayContaining(["codegen/dist/index.js", "codegen/bin/create-mcp-server-generate.js", "codegen/mcp.schema.json"]));
+    expect(packed).toEqual(expect.arrayContaining(["bin/create-mcp-server.js", "dist/cli.js", "dist/scaffold.js", "dist/upgrade.js", "templates/_shared/package.json.hbs", "CHANGELOG.md"]));
+    // The runtime and codegen are packages of their own; the TypeScript sources, tests and release tooling stay here.
+    expect(packed.filter((p) => /^(runtime|codegen|test|node_modules)\//.test(p) || /^generator\/.*\.ts$/.test(p) || p === "dist/release.js")).toEqual([]);
     const tarball = join(
       dir,
       readdirSync(dir).find((f) => f.endsWith(".tgz"))!,
     );
-    const r = await npm(dir, ["exec", "--yes", `--package=${tarball}`, "--", "create-mcp-server", "packed-server", "--yes", "--no-install"]);
+    const r = await npm(dir, ["exec", "--yes", `--package=${tarball}`, "--", "create-mcp-server", "packed-server", "--yes", "--no-install", "--no-git"]);
     expect(r.status, r.stderr).toBe(0);
     for (const f of ["package.json", "mcp.json", "src/main.ts", ".create-mcp-server.json"]) expect(existsSync(join(dir, "packed-server", f)), f).toBe(true);
-    expect(
-      readdirSync(join(dir, "packed-server", "vendor"))
-        .sort()
-        .map((f) => f.replace(/-[0-9a-f]{12}\.tgz$/, "")),
-    ).toEqual(["create-mcp-server-codegen-0.1.0", "create-mcp-server-runtime-0.1.0"]);
+    expect(existsSync(join(dir, "packed-server", "vendor"))).toBe(false);
+    const pkg = JSON.parse(readFileSync(join(dir, "packed-server", "package.json"), "utf8"));
+    expect([pkg.dependencies["@create-mcp-server/runtime"], pkg.devDependencies["@create-mcp-server/codegen"]]).toEqual(["^0.1.0", "^0.1.0"]);
+    const revisions: { id: string }[] = JSON.parse(readFileSync(join(ROOT, "out", "rules.json"), "utf8")).revisions;
     const rules = await npm(dir, ["exec", "--yes", `--package=${tarball}`, "--", "create-mcp-server", "rules", "show", revisions[0].id]);
     expect(rules.status, rules.stderr).toBe(0);
     expect(rules.stdout).toMatch(new RegExp(`^revision ${revisions[0].id} \\((legacy|modern)\\)\nmethods:\n`));
+    // The maintainers' generator needs the repository's development dependencies: one line says so.
+    const generate = await npm(dir, ["exec", "--yes", `--package=${tarball}`, "--", "create-mcp-server", "generate"]);
+    expect(generate.status).toBe(1);
+    expect(generate.stderr).toMatch(/^create-mcp-server: 'generate' is a maintainer's command: run it in a clone of create-mcp-server after `npm install` \(/m);
   });
 
-  it("is what `npm create mcp-server` runs: the package is create-mcp-server with a create-mcp-server bin", () => {
+  it("is what `npm create mcp-server` runs: the package is create-mcp-server with a create-mcp-server bin, and depends only on what it runs", () => {
     const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8"));
     expect(pkg.name).toBe("create-mcp-server");
     expect(pkg.bin["create-mcp-server"]).toBe("bin/create-mcp-server.js");
-    for (const f of ["bin", "generator", "templates", "runtime", "codegen", "out/rules.json"]) expect(pkg.files).toContain(f);
-    expect(pkg.scripts.prepack).toBe("npm run build");
-    for (const dep of ["handlebars", "prettier", "@inquirer/prompts", "validate-npm-package-name", "commander"]) expect(pkg.dependencies).toHaveProperty(dep);
+    expect(pkg.files).toEqual(["bin", "dist", "templates", "schemas/manifest.json", "out/rules.json", "generator/released-files.json", "README.md", "CHANGELOG.md"]);
+    expect(Object.keys(pkg.dependencies).sort()).toEqual(["@inquirer/prompts", "commander", "handlebars", "prettier", "validate-npm-package-name"]);
   });
 });
 
