@@ -227,6 +227,8 @@ async function editKept(p: Project, kept: string[], deps: { runtime: string; cod
     pkg.dependencies![RUNTIME_PACKAGE] = deps.runtime;
     (pkg.devDependencies ??= {})[CODEGEN_PACKAGE] = deps.codegen;
     for (const [k, v] of Object.entries(pkg.scripts ?? {})) pkg.scripts![k] = v.replaceAll("node scripts/generate.mjs", "create-mcp-server-generate");
+    // The upgrade itself runs `<pm> run generate` after installing: a package.json without that script gets it.
+    (pkg.scripts ??= {}).generate ??= "create-mcp-server-generate";
     edited.set("package.json", Buffer.from(JSON.stringify(pkg, null, 2) + "\n"));
   }
   if (served && kept.includes("mcp.json")) {
