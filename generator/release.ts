@@ -47,7 +47,20 @@ export const PACKAGES: ReleasePackage[] = [
   },
 ];
 
-const SEMVER = /^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$/;
+/** Semantic Versioning 2.0.0 (semver.org's own pattern): no leading zeros, no empty identifiers, which npm refuses. */
+const SEMVER = /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$/;
+
+/** Whether `version` is a semantic version npm publishes. */
+export const isSemver = (version: string): boolean => SEMVER.test(version);
+
+/**
+ * The dist-tag a release is published under: `--tag`, else `latest` for a release and `next` for a prerelease, so
+ * that `npx create-mcp-server` (latest) never gets a release candidate nobody asked for. npm itself refuses a
+ * prerelease without a tag, but this command always passes one.
+ */
+export function distTag(version: string, tag: string | undefined): string {
+  return tag ?? (/^[^+]*-/.test(version) ? "next" : "latest");
+}
 
 export class ReleaseError extends Error {}
 
@@ -166,7 +179,7 @@ export async function release(options: ReleaseOptions = {}): Promise<Published[]
   const root = resolve(options.root ?? PROJECT_ROOT);
   const out = options.out ?? ((line: string) => process.stdout.write(line + "\n"));
   const version = options.version ?? readJson(join(root, "package.json")).version;
-  if (!SEMVER.test(version)) throw new ReleaseError(`--version ${version}: not a semantic version (e.g. 0.2.0 or 0.2.0-rc.1)`);
+  if (!isSemver(version)) throw new ReleaseError(`--version ${version}: not a semantic version (e.g. 0.2.0 or 0.2.0-rc.1)`);
   const date = options.date ?? new Date().toISOString().slice(0, 10);
   const provenance = options.provenance ?? (process.env.GITHUB_ACTIONS === "true" && Boolean(process.env.ACTIONS_ID_TOKEN_REQUEST_URL));
 
@@ -203,13 +216,13 @@ export async function release(options: ReleaseOptions = {}): Promise<Published[]
       const entry = { name: p.name, version, tarball: tarball.filename, integrity: tarball.integrity, skipped: Boolean(existing) };
       published.push(entry);
       if (existing) out(`${p.name}@${version}: already on the registry with this tarball; skipped`);
-      else if (options.dryRun) out(`${p.name}@${version}: would publish ${tarball.files.length} files`);
+      else if (options.dryRun) out(`${p.name}@${version}: would publish ${tarball.files.length} files under the dist-tag ${distTag(version, options.tag)}`);
       else {
-        const args = ["publish", tarball.filename, "--access", "public", "--ignore-scripts", "--tag", options.tag ?? "latest"];
+        const args = ["publish", tarball.filename, "--access", "public", "--ignore-scripts", "--tag", distTag(version, options.tag)];
         if (options.registry) args.push("--registry", options.registry);
         if (provenance) args.push("--provenance");
         await run("npm", args, root);
-        out(`${p.name}@${version}: published (${tarball.files.length} files${provenance ? ", with provenance" : ""})`);
+        out(`${p.name}@${version}: published under the dist-tag ${distTag(version, options.tag)} (${tarball.files.length} files${provenance ? ", with provenance" : ""})`);
       }
     }
     return published;

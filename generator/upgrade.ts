@@ -227,6 +227,8 @@ async function editKept(p: Project, kept: string[], deps: { runtime: string; cod
     pkg.dependencies![RUNTIME_PACKAGE] = deps.runtime;
     (pkg.devDependencies ??= {})[CODEGEN_PACKAGE] = deps.codegen;
     for (const [k, v] of Object.entries(pkg.scripts ?? {})) pkg.scripts![k] = v.replaceAll("node scripts/generate.mjs", "create-mcp-server-generate");
+    // The upgrade itself runs `<pm> run generate` after installing: a package.json without that script gets it.
+    (pkg.scripts ??= {}).generate ??= "create-mcp-server-generate";
     edited.set("package.json", Buffer.from(JSON.stringify(pkg, null, 2) + "\n"));
   }
   if (served && kept.includes("mcp.json")) {
@@ -255,15 +257,16 @@ function leaveOutBlocked(p: Project, files: Map<string, Buffer>, work: Plan, edi
   return blocked.map((b) => b.path);
 }
 
-/** The vendored tarballs of our packages that package.json no longer names (superseded by the ones just written). */
-function supersededTarballs(dir: string, specs: string[]): string[] {
-  const vendor = join(dir, "vendor");
-  if (!existsSync(vendor)) return [];
-  const named = new Set(specs.filter((s) => s.startsWith("file:vendor/")).map((s) => s.slice("file:".length)));
-  return readdirSync(vendor)
-    .filter((f) => /^create-mcp-server-(runtime|codegen)-.*\.tgz$/.test(f))
-    .map((f) => `vendor/${f}`)
-    .filter((f) => !named.has(f));
+/**
+ * The vendored tarballs of our packages that package.json named before the upgrade and no longer does (superseded by
+ * the ones just written). Only those: any other file in vendor/ is the user's, even one whose name looks like ours
+ * (their own build of the runtime, say), and stays.
+ */
+function supersededTarballs(dir: string, before: PackageJson, specs: string[]): string[] {
+  const vendored = (spec: string | undefined) => (spec?.startsWith("file:vendor/") ? spec.slice("file:".length) : undefined);
+  const named = new Set(specs.map(vendored));
+  const previous = [before.dependencies?.[RUNTIME_PACKAGE], before.devDependencies?.[CODEGEN_PACKAGE]].map(vendored);
+  return previous.filter((f): f is string => f !== undefined && !f.includes("..") && !named.has(f) && existsSync(join(dir, f)));
 }
 
 /**
@@ -296,7 +299,7 @@ export async function upgrade(dirArg: string, opts: UpgradeOptions, io: Io = def
   writeProject(dir, files, work.write);
   writeProject(dir, edited);
   writeProject(dir, new Map([[SCAFFOLD_MANIFEST, await scaffoldManifest(options, files, work.keep)]]));
-  const superseded = supersededTarballs(dir, [runtime.spec, codegen.spec]);
+  const superseded = supersededTarballs(dir, p.pkg, [runtime.spec, codegen.spec]);
   for (const f of superseded) rmSync(join(dir, f));
 
   const before = p.manifest ? Object.keys(p.manifest.files) : [...Object.keys(p.released!), ...LEGACY_GENERATED];

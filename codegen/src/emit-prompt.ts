@@ -17,11 +17,11 @@ export function emitPrompt(p: PromptEntry & { arguments: PromptArgumentEntry[] }
   const completable = p.arguments.filter((a) => a.complete);
   const handlers = [
     "",
-    `/** Arguments of prompt \`${p.name}\` (prompt arguments are strings). */`,
+    `/** Arguments of prompt \`${docText(p.name)}\` (prompt arguments are strings). */`,
     `export interface ${P}PromptArgs {`,
     ...p.arguments.map((a) => `  ${a.description ? `/** ${docText(a.description)} */\n  ` : ""}${a.name}${a.required ? "" : "?"}: string;`),
     `}`,
-    `/** Prompt \`${p.name}\`: implement it in src/prompts/${f}.ts (\`export const get\`${completable.length ? ", `export const complete`" : ""}). */`,
+    `/** Prompt \`${docText(p.name)}\`: implement it in src/prompts/${f}.ts (\`export const get\`${completable.length ? ", `export const complete`" : ""}). */`,
     `export interface ${P}Prompt {`,
     `  get(args: ${P}PromptArgs, ctx: RequestContext): Awaitable<PromptResult>;`,
     ...(completable.length ? [`  complete: { ${completable.map((a) => `${a.name}: Completer`).join("; ")} };`] : []),

@@ -2,7 +2,7 @@
  * A resource template of mcp.json → its variables type `<Name>Variables`, its handler type `<Name>ResourceTemplate`
  * and its registration: `server.resourceTemplate({...})`.
  */
-import { literal, pick, type Emitted, type EveryKey } from "./code.js";
+import { docText, literal, pick, type Emitted, type EveryKey } from "./code.js";
 import type { ResourceTemplateEntry } from "./manifest-types.js";
 import { camel, fileName, pascal } from "./names.js";
 
@@ -17,11 +17,11 @@ export function emitResourceTemplate(r: ResourceTemplateEntry & { variables: str
   const complete = r.complete ?? [];
   const handlers = [
     "",
-    `/** Variables of resource template \`${r.uriTemplate}\`. */`,
+    `/** Variables of resource template \`${docText(r.uriTemplate)}\`. */`,
     `export interface ${P}Variables {`,
     ...r.variables.map((v) => `  ${JSON.stringify(v)}: string;`),
     `}`,
-    `/** Resource template \`${r.uriTemplate}\`: implement it in src/resources/${f}.ts (\`export const read\`${complete.length ? ", `export const complete`" : ""}). */`,
+    `/** Resource template \`${docText(r.uriTemplate)}\`: implement it in src/resources/${f}.ts (\`export const read\`${complete.length ? ", `export const complete`" : ""}). */`,
     `export interface ${P}ResourceTemplate {`,
     `  read(uri: string, variables: ${P}Variables, ctx: RequestContext): Awaitable<ResourceResult>;`,
     ...(complete.length ? [`  complete: { ${complete.map((v) => `${JSON.stringify(v)}: Completer`).join("; ")} };`] : []),

@@ -1,5 +1,5 @@
 /** A resource of mcp.json → its handler type `<Name>Resource` and its registration: `server.resource({...})`. */
-import { literal, pick, type Emitted, type EveryKey } from "./code.js";
+import { docText, literal, pick, type Emitted, type EveryKey } from "./code.js";
 import type { ResourceEntry } from "./manifest-types.js";
 import { camel, fileName, pascal } from "./names.js";
 
@@ -13,7 +13,7 @@ export function emitResource(r: ResourceEntry): Emitted {
   const f = fileName(r.name);
   const handlers = [
     "",
-    `/** Resource \`${r.uri}\`: implement it in src/resources/${f}.ts (\`export const read\`). Throw ResourceNotFoundError for what does not exist. */`,
+    `/** Resource \`${docText(r.uri)}\`: implement it in src/resources/${f}.ts (\`export const read\`). Throw ResourceNotFoundError for what does not exist. */`,
     `export interface ${P}Resource {`,
     `  read(uri: string, ctx: RequestContext): Awaitable<ResourceResult>;`,
     `}`,

@@ -29,13 +29,15 @@ export async function emitTool(t: ToolEntry, index: number): Promise<Emitted> {
   const f = fileName(t.name);
   const structured = t.outputSchema !== undefined;
   const names = structured ? `${P}Args, ${P}Result` : `${P}Args`;
-  let types = await fromSchema(t, index, "inputSchema", (s) => schemaTypes(s, `${P}Args`));
-  if (structured) types += "\n" + (await fromSchema(t, index, "outputSchema", (s) => schemaTypes(s, `${P}Result`)));
+  // The result types have a file of their own: both schemas may name a part alike ($defs, titles), each its own type.
   const files: [string, string][] = [
-    [`types/tool-${f}.ts`, HEADER + types],
+    [`types/tool-${f}.ts`, HEADER + (await fromSchema(t, index, "inputSchema", (s) => schemaTypes(s, `${P}Args`)))],
     [`validators/${f}.input.ts`, await fromSchema(t, index, "inputSchema", validatorSource)],
   ];
-  if (structured) files.push([`validators/${f}.output.ts`, await fromSchema(t, index, "outputSchema", validatorSource)]);
+  if (structured) {
+    files.push([`types/tool-${f}.result.ts`, HEADER + (await fromSchema(t, index, "outputSchema", (s) => schemaTypes(s, `${P}Result`)))]);
+    files.push([`validators/${f}.output.ts`, await fromSchema(t, index, "outputSchema", validatorSource)]);
+  }
 
   const summary = t.description ? `: ${docText(t.description).replace(/[.!?]?$/, ".")}` : ".";
   const handlers = [
@@ -57,5 +59,6 @@ export async function emitTool(t: ToolEntry, index: number): Promise<Emitted> {
     `    handler: ${id}_handler as ToolDefinition<H.${P}Args>["handler"],`,
     `  });`,
   ];
-  return { files, typeImports: [`import type { ${names} } from "./types/tool-${f}.js";`], handlers, imports, body };
+  const typeImports = [`import type { ${P}Args } from "./types/tool-${f}.js";`, ...(structured ? [`import type { ${P}Result } from "./types/tool-${f}.result.js";`] : [])];
+  return { files, typeImports, handlers, imports, body };
 }

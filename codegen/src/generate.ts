@@ -1,7 +1,7 @@
 /**
  * `create-mcp-server-generate`: mcp.json → generated/, the typed contract between the manifest and the handlers in src/.
  *
- *   generated/types/tool-<file>.ts     argument and structured-result types (json-schema-to-typescript)
+ *   generated/types/tool-<file>.ts     argument types (json-schema-to-typescript); tool-<file>.result.ts: structured-result types
  *   generated/validators/<file>.*.ts   ajv standalone validators of each tool's inputSchema / outputSchema
  *   generated/handlers.ts              one handler interface per tool, prompt, resource and resource template
  *   generated/register.ts              imports every handler from src/ and registers it with the runtime

@@ -4,23 +4,38 @@
  */
 import { fail } from "./errors.js";
 
+/**
+ * The deepest nesting of objects and arrays mcp.json may have. Deeper, the checks (and the reader below, which
+ * recurses) would exhaust the stack; no manifest or tool schema needs a fraction of it.
+ */
+export const MAX_DEPTH = 256;
+
 interface SyntaxProblem {
   offset: number;
   expected: string;
+  /** What is there instead, when more than the character at `offset` says it. */
+  found?: string;
 }
 
-/** Parse `text` (a leading byte-order mark is ignored); a syntax error stops with `mcp.json:<line>:<column>: …`. */
+/**
+ * Parse `text` (a leading byte-order mark is ignored); a syntax error stops with `mcp.json:<line>:<column>: …`, as do
+ * a key given twice in one object (JSON.parse would silently keep only the last) and nesting deeper than MAX_DEPTH.
+ */
 export function parseJson(text: string): unknown {
   const source = text.replace(/^\uFEFF/, "");
-  try {
-    return JSON.parse(source);
-  } catch {
-    const problem = findSyntaxError(source) ?? { offset: 0, expected: "a JSON value" };
-    const { line, column } = lineColumn(source, problem.offset);
-    const ch = source[problem.offset];
-    const found = ch === undefined ? "the end of the file" : ch < " " ? `a control character ${JSON.stringify(ch)}` : `'${ch}'`;
-    return fail(`mcp.json:${line}:${column}: invalid JSON: expected ${problem.expected}, found ${found}`);
+  const problem = findSyntaxError(source);
+  if (!problem) {
+    try {
+      return JSON.parse(source);
+    } catch {
+      // the reader and JSON.parse disagree: said without a place below
+    }
   }
+  const { offset, expected, found } = problem ?? { offset: 0, expected: "a JSON value" };
+  const { line, column } = lineColumn(source, offset);
+  const ch = source[offset];
+  const there = found ?? (ch === undefined ? "the end of the file" : ch < " " ? `a control character ${JSON.stringify(ch)}` : `'${ch}'`);
+  return fail(`mcp.json:${line}:${column}: invalid JSON: expected ${expected}, found ${there}`);
 }
 
 /** 1-based line and column (in characters) of `offset`. */
@@ -37,7 +52,7 @@ export function findSyntaxError(text: string): SyntaxProblem | undefined {
     scanner.document();
     return undefined;
   } catch (err) {
-    if (err instanceof ScanError) return { offset: err.offset, expected: err.expected };
+    if (err instanceof ScanError) return { offset: err.offset, expected: err.expected, found: err.found };
     throw err;
   }
 }
@@ -46,12 +61,14 @@ class ScanError {
   constructor(
     readonly offset: number,
     readonly expected: string,
+    readonly found?: string,
   ) {}
 }
 
 /** A recursive-descent reader of JSON that only finds where it breaks (JSON.parse builds the value). */
 class Scanner {
   private i = 0;
+  private depth = 0;
 
   constructor(private readonly text: string) {}
 
@@ -61,8 +78,8 @@ class Scanner {
     if (this.i < this.text.length) this.problem("the end of the file after the JSON value");
   }
 
-  private problem(expected: string): never {
-    throw new ScanError(this.i, expected);
+  private problem(expected: string, found?: string): never {
+    throw new ScanError(this.i, expected, found);
   }
 
   private space(): void {
@@ -104,21 +121,32 @@ class Scanner {
   /** The members of an object (`keyed`: `"key": value`) or the items of an array, up to `close`. */
   private members(close: string, keyed: boolean): void {
     const t = this.text;
+    if (++this.depth > MAX_DEPTH) this.problem(`at most ${MAX_DEPTH} levels of nested objects and arrays`);
     this.i++;
     this.space();
-    if (t[this.i] === close) return void this.i++;
+    if (t[this.i] === close) return void (this.i++, this.depth--);
+    const keys = new Map<string, number>();
     for (;;) {
       this.space();
       if (keyed) {
         if (t[this.i] !== '"') this.problem("a double-quoted key");
+        const start = this.i;
         this.string();
+        const key = JSON.parse(t.slice(start, this.i)) as string;
+        const first = keys.get(key);
+        if (first !== undefined) {
+          const { line, column } = lineColumn(t, first);
+          this.i = start;
+          this.problem("each key once in an object (JSON.parse keeps only the last)", `${JSON.stringify(key)} again (first at ${line}:${column})`);
+        }
+        keys.set(key, start);
         this.space();
         if (t[this.i] !== ":") this.problem("':' after a key");
         this.i++;
       }
       this.value();
       this.space();
-      if (t[this.i] === close) return void this.i++;
+      if (t[this.i] === close) return void (this.i++, this.depth--);
       if (t[this.i] !== ",") this.problem(`',' or '${close}' after ${keyed ? "a property value" : "an item"}`);
       this.i++;
       this.space();

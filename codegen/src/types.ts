@@ -14,5 +14,7 @@ export async function schemaTypes(schema: Record<string, unknown>, name: string)
     strictIndexSignatures: false,
     unknownAny: true,
     ignoreMinAndMaxItems: true,
+    // Never read a file or URL a $ref names (the checks refuse such a $ref first): the types come from mcp.json alone.
+    $refOptions: { resolve: { external: false } },
   });
 }

@@ -35,19 +35,52 @@ export function esmRequires(code: string): string {
 /** One ajv per draft for the checks: each compiles its meta-schema once, however many tools there are. */
 const checkers = new Map<string, Ajv>();
 
+/** The meta-schemas a tool schema may name in `$schema`, by the draft each selects. */
+const META_SCHEMAS: Record<string, string> = { "draft-07": "http://json-schema.org/draft-07/schema#", "2020-12": "https://json-schema.org/draft/2020-12/schema" };
+
 /**
  * Where a JSON Schema breaks its meta-schema (a pointer inside it) and why; undefined when it is valid. A schema that
- * is valid but cannot be compiled (an unresolvable $ref) is reported where its validator is generated.
+ * is valid but cannot be compiled (an unresolvable $ref inside it) is reported where its validator is generated; a
+ * $ref to another document is refused here: the generators would read that file or URL (from wherever the command
+ * runs), and the validator could not resolve it anyway.
  */
-export async function jsonSchemaProblem(schema: Record<string, unknown>): Promise<{ pointer: string; draft: string; message: string } | undefined> {
+export async function jsonSchemaProblem(schema: Record<string, unknown>): Promise<{ pointer: string; draft?: string; message: string } | undefined> {
   const draft = isDraft07(schema) ? "draft-07" : "2020-12";
   if (!checkers.has(draft)) checkers.set(draft, (await generators()).ajv(schema, { strict: false, allErrors: false }));
   const ajv = checkers.get(draft)!;
-  if (ajv.validateSchema(schema)) return undefined;
+  const meta = schema.$schema;
+  if (meta !== undefined && (typeof meta !== "string" || !ajv.getSchema(meta))) {
+    const known = Object.entries(META_SCHEMAS).map(([d, uri]) => `${JSON.stringify(uri)} (${d})`);
+    return { pointer: "/$schema", message: `keyword "$schema" must be ${oneOf(known)}, not ${JSON.stringify(meta)}` };
+  }
+  let valid: boolean;
+  try {
+    valid = ajv.validateSchema(schema) as boolean;
+  } catch (err) {
+    return { pointer: "", draft, message: `the schema cannot be checked: ${String((err as Error)?.message ?? err).split("\n")[0]}` };
+  }
+  if (valid) return externalRef(schema, draft);
   // The deepest error is the mistake (the ones above it are the anyOf/$ref branches that led there).
   const errors = (ajv.errors ?? []) as ErrorObject[];
   const deepest = errors.reduce((a, b) => (b.instancePath.split("/").length > a.instancePath.split("/").length ? b : a));
   return { pointer: deepest.instancePath, draft, message: what(deepest, schema) };
+}
+
+/** Keywords whose values are data, not schemas: a `$ref` key inside them is not a reference. */
+const DATA_KEYWORDS = new Set(["const", "enum", "default", "examples", "example"]);
+
+/** The first `$ref` of `schema` that is not a reference inside it (`#…`), as a problem; undefined when there is none. */
+function externalRef(schema: unknown, draft: string, path = ""): { pointer: string; draft: string; message: string } | undefined {
+  if (schema === null || typeof schema !== "object") return undefined;
+  for (const [key, value] of Object.entries(schema)) {
+    const here = `${path}/${key.replace(/~/g, "~0").replace(/\//g, "~1")}`;
+    if (key === "$ref" && typeof value === "string" && !value.startsWith("#"))
+      return { pointer: here, draft, message: `keyword "$ref" must point inside this schema (#/$defs/… or #/definitions/…), not to another document ${JSON.stringify(value)}` };
+    if (DATA_KEYWORDS.has(key) && !Array.isArray(schema)) continue;
+    const found = externalRef(value, draft, here);
+    if (found) return found;
+  }
+  return undefined;
 }
 
 /** An error of the meta-schema, said of the keyword (or the property's schema) it is about. */

@@ -68,7 +68,7 @@ beforeAll(async () => {
 describe("create-mcp-server-generate", () => {
   it("writes generated/ from mcp.json and says what it wrote", () => {
     expect([first.status, first.stderr]).toEqual([0, ""]);
-    expect(first.stdout).toMatch(/^generated\/: 10 files from mcp\.json \(3 tools, 1 prompt, 2 resources\), 10 written, 0 removed, sha256 [0-9a-f]{12}, \d+ ms\n$/);
+    expect(first.stdout).toMatch(/^generated\/: 11 files from mcp\.json \(3 tools, 1 prompt, 2 resources\), 11 written, 0 removed, sha256 [0-9a-f]{12}, \d+ ms\n$/);
     expect(generated("handlers.ts")).toContain("export type GetSumTool = (args: GetSumArgs, ctx: RequestContext) => Awaitable<StructuredToolResult<GetSumResult>>;");
     expect(generated("manifest.ts")).toContain('websiteUrl: "https://example.com/demo"');
   });
@@ -107,13 +107,13 @@ describe("create-mcp-server-generate", () => {
     writeFileSync(join(work.dir, "no-generators.mjs"), 'import { register } from "node:module";\nregister("./hooks.mjs", import.meta.url);\n');
     const fast = await node(["--import", join(work.dir, "no-generators.mjs"), BIN], project);
     expect([fast.status, fast.stderr]).toEqual([0, ""]);
-    expect(fast.stdout).toMatch(/^generated\/: up to date, 10 files from mcp\.json, 0 written, 0 removed, sha256 ([0-9a-f]{12}), \d+ ms\n$/);
+    expect(fast.stdout).toMatch(/^generated\/: up to date, 11 files from mcp\.json, 0 written, 0 removed, sha256 ([0-9a-f]{12}), \d+ ms\n$/);
     expect(fast.stdout.match(/sha256 (\w+)/)![1]).toBe(first.stdout.match(/sha256 (\w+)/)![1]);
     rmSync(join(project, "generated", ".inputs"));
     const slow = await node(["--import", join(work.dir, "no-generators.mjs"), BIN], project);
     expect(slow.status, "without the stamp the generators are needed").toBe(1);
     const again = await generate(project);
-    expect(again.stdout).toMatch(/^generated\/: 10 files from mcp\.json \(3 tools, 1 prompt, 2 resources\), 0 written, 0 removed, /);
+    expect(again.stdout).toMatch(/^generated\/: 11 files from mcp\.json \(3 tools, 1 prompt, 2 resources\), 0 written, 0 removed, /);
     expect(statSync(join(project, "generated", "register.ts")).mtimeMs).toBe(before);
   });
 
@@ -124,15 +124,41 @@ describe("create-mcp-server-generate", () => {
     writeFileSync(join(copy, "generated", "types", "tool-gone.ts"), "// no longer generated\n");
     expect((await generate(copy)).stdout).toMatch(/, 1 written, 1 removed, /);
     rmSync(join(copy, "generated"), { recursive: true });
-    expect((await generate(copy)).stdout).toMatch(/, 10 written, 0 removed, /);
-    for (const f of ["handlers.ts", "register.ts", "manifest.ts", "types/tool-get_sum.ts", "validators/get_sum.output.ts"]) {
+    expect((await generate(copy)).stdout).toMatch(/, 11 written, 0 removed, /);
+    for (const f of ["handlers.ts", "register.ts", "manifest.ts", "types/tool-get_sum.ts", "types/tool-get_sum.result.ts", "validators/get_sum.output.ts"]) {
       expect(readFileSync(join(copy, "generated", f), "utf8"), f).toBe(generated(f));
     }
   });
 
   it("finds the project from a subdirectory (the nearest mcp.json up)", async () => {
     const r = await generate(join(project, "src", "tools"));
-    expect([r.status, r.stdout]).toEqual([0, expect.stringMatching(/^generated\/: up to date, 10 files/)]);
+    expect([r.status, r.stdout]).toEqual([0, expect.stringMatching(/^generated\/: up to date, 11 files/)]);
+  });
+
+  it("generates code that compiles from names with */ in them and from input and output schemas that name a part alike", async () => {
+    const part = (type: string) => ({ $defs: { Unit: { title: "Unit", type } }, properties: { unit: { $ref: "#/$defs/Unit" } } });
+    const dir = makeProject(
+      join(work.dir, "odd-names"),
+      {
+        name: "demo",
+        version: "1.0.0",
+        tools: [{ name: "convert", inputSchema: { type: "object", ...part("string") }, outputSchema: { type: "object", ...part("number") } }],
+        prompts: [{ name: "a*/b" }],
+        resources: [{ uri: "file:///*/readme", name: "readme" }],
+        resourceTemplates: [{ uriTemplate: "file:///*/{id}", name: "file" }],
+      },
+      {
+        "src/tools/convert.ts": 'import type { ConvertTool } from "../../generated/handlers.js";\nexport const handler: ConvertTool = () => ({ content: [], structuredContent: { unit: 1 } });\n',
+        "src/prompts/a__b.ts": "export const get = () => ({ messages: [] });\n",
+        "src/resources/readme.ts": 'export const read = (uri: string) => ({ contents: [{ uri, text: "" }] });\n',
+        "src/resources/file.ts": 'export const read = (uri: string) => ({ contents: [{ uri, text: "" }] });\n',
+        "tsconfig.json": HANDLERS["tsconfig.json"],
+      },
+    );
+    const r = await generate(dir);
+    expect([r.status, r.stderr]).toEqual([0, ""]);
+    const tsc = await node([join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.json", "--noEmit"], dir);
+    expect(tsc.status, tsc.stdout).toBe(0);
   });
 
   it("names a declared handler that is missing, with a stub, and a handler whose declaration is gone; a helper is only noted", async () => {

@@ -106,6 +106,43 @@ const cases: [string, object | string, string[]][] = [
     ['mcp.json: /tools/0/scopes/0: tool "echo": must be an OAuth scope (printable ASCII, no spaces, quotes or backslashes), not "tools read"'],
   ],
   [
+    "nesting too deep for the checks (once a stack overflow with its trace), even where the JSON is broken further on",
+    `{ "name": "demo", "version": "1.0.0", "_meta": ${"[".repeat(20000)} }`,
+    ["mcp.json:1:303: invalid JSON: expected at most 256 levels of nested objects and arrays, found '['"],
+  ],
+  [
+    "a key given twice (JSON.parse would silently keep only the last)",
+    '{\n  "name": "demo",\n  "version": "1.0.0",\n  "tools": [],\n  "tools": []\n}\n',
+    ['mcp.json:5:3: invalid JSON: expected each key once in an object (JSON.parse keeps only the last), found "tools" again (first at 4:3)'],
+  ],
+  [
+    "a $schema of a draft the generator does not have (once a stack trace)",
+    changed((m) => (m.tools[0].inputSchema.$schema = "https://json-schema.org/draft/2019-09/schema")),
+    [
+      'mcp.json: /tools/0/inputSchema/$schema: tool "echo": inputSchema is not a valid JSON Schema: keyword "$schema" must be "http://json-schema.org/draft-07/schema#" (draft-07) or "https://json-schema.org/draft/2020-12/schema" (2020-12), not "https://json-schema.org/draft/2019-09/schema"',
+    ],
+  ],
+  [
+    "a $ref to another document (the generators would fetch it)",
+    changed((m) => (m.tools[0].inputSchema.properties.text = { $ref: "http://127.0.0.1:9/text.json" })),
+    [
+      'mcp.json: /tools/0/inputSchema/properties/text/$ref: tool "echo": inputSchema is not a valid JSON Schema (2020-12): keyword "$ref" must point inside this schema (#/$defs/… or #/definitions/…), not to another document "http://127.0.0.1:9/text.json"',
+    ],
+  ],
+  [
+    "a tool whose result type is a name handlers.ts imports from the runtime",
+    changed((m) => m.tools.push({ name: "tool", inputSchema: { type: "object" }, outputSchema: { type: "object" } })),
+    ['mcp.json: /tools/1/name: tool "tool" makes the type "ToolResult" of generated/handlers.ts, a name generated/handlers.ts already imports from @create-mcp-server/runtime; rename the tool'],
+  ],
+  [
+    "a tool and a prompt that make the same type",
+    changed((m) => {
+      m.tools[0].name = "echoPrompt";
+      m.prompts = [{ name: "echo" }];
+    }),
+    ['mcp.json: /prompts/0/name: prompt "echo" makes the type "EchoPromptArgs" of generated/handlers.ts, as does tool "echoPrompt" (/tools/0/name); rename the prompt'],
+  ],
+  [
     "every mistake of the file at once, one line each",
     changed((m) => {
       delete m.name;
