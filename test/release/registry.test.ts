@@ -120,8 +120,12 @@ describe("released to a registry, scaffolded, tested and upgraded from it", () =
         const dir = dirs[i];
         const lockBefore = readJson(join(dir, "package-lock.json")).packages["node_modules/@create-mcp-server/runtime"];
         expect(lockBefore.version).toBe(CHECKOUT_VERSION);
+        // The user's own change, which the upgrade keeps.
+        writeFileSync(join(dir, "README.md"), readFileSync(join(dir, "README.md"), "utf8") + "\nOur notes.\n");
+        const readme = readFileSync(join(dir, "README.md"), "utf8");
         const upgraded = await ok(sh("npx", ["--yes", "create-mcp-server@latest", "upgrade"], dir), `upgrade ${p.name}`);
-        expect(upgraded).toContain("Upgraded");
+        expect(upgraded).toContain("Kept 1 file you changed since it was scaffolded (not overwritten):\n  README.md\n");
+        expect(readFileSync(join(dir, "README.md"), "utf8")).toBe(readme);
         const pkg = readJson(join(dir, "package.json"));
         expect([pkg.dependencies["@create-mcp-server/runtime"], pkg.devDependencies["@create-mcp-server/codegen"]]).toEqual([`^${NEXT}`, `^${NEXT}`]);
         const lock = readJson(join(dir, "package-lock.json")).packages;
