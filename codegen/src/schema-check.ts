@@ -30,7 +30,17 @@ export async function schemaProblems(value: unknown, toolName: RegExp): Promise<
   if (validate(value)) return [];
   const seen = new Set<string>();
   const problems: string[] = [];
+  // A misspelt key is one mistake: its "did you mean" line says what the "missing" one would say again.
+  const misspelt = new Set(
+    (validate.errors ?? []).flatMap((e) => {
+      if (e.keyword !== "additionalProperties") return [];
+      const known = Object.keys(((e.parentSchema as Record<string, unknown> | undefined)?.properties as object | undefined) ?? {});
+      const near = closest((e.params as { additionalProperty: string }).additionalProperty, known);
+      return near ? [`${e.instancePath}|${near}`] : [];
+    }),
+  );
   for (const error of validate.errors ?? []) {
+    if (error.keyword === "required" && misspelt.has(`${error.instancePath}|${(error.params as { missingProperty: string }).missingProperty}`)) continue;
     const [path, message] = describe(error);
     // One line per place: a wrong type at a pointer is its mistake, not also each keyword that then fails there.
     if (seen.has(path)) continue;

@@ -35,6 +35,14 @@ const cases: [string, object | string, string[]][] = [
   ["an unknown top-level key, with the key it resembles", changed((m) => (m.tool = [])), ['mcp.json: /tool: unknown key; did you mean "tools"?']],
   ["an unknown key in a tool, with the key it resembles", changed((m) => (m.tools[0].inputschema = {})), ['mcp.json: /tools/0/inputschema: tool "echo": unknown key; did you mean "inputSchema"?']],
   [
+    "a required key misspelt: one line, the did-you-mean, not also its absence",
+    changed((m) => {
+      m.tools[0].inputSchma = m.tools[0].inputSchema;
+      delete m.tools[0].inputSchema;
+    }),
+    ['mcp.json: /tools/0/inputSchma: tool "echo": unknown key; did you mean "inputSchema"?'],
+  ],
+  [
     "an unknown key that resembles none: the keys there are listed",
     changed((m) => (m.resources = [{ uri: "app://a", name: "a", handler: "./a.js" }])),
     ['mcp.json: /resources/0/handler: resource "a": unknown key; expected one of "uri", "name", "title", "description", "mimeType", "size", "annotations", "icons", "_meta", "scopes" or "revisions"'],
