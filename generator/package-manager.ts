@@ -26,6 +26,12 @@ export interface PackageManagerCommands {
   bin: string;
   /** Arguments of the install the scaffolder runs. */
   install: string[];
+  /**
+   * The install after our packages may have been published anew (the published packages of this command's version,
+   * or an upgrade): npm asks the registry again for package metadata it has cached, where `--prefer-offline` would take
+   * a list of versions from before the release and fail with ETARGET for the new one.
+   */
+  installFresh: string[];
   /** What a user types: `npm install`, `pnpm install`, `yarn`. */
   installLine: string;
   /** `npm run`, `pnpm run`, `yarn run`: followed by a script name. */
@@ -41,10 +47,19 @@ export function packageManagerCommands(pm: PackageManager, platform: NodeJS.Plat
   const bin = platform === "win32" ? `${pm}.cmd` : pm;
   switch (pm) {
     case "npm":
-      return { bin, install: ["install", "--no-audit", "--no-fund", "--prefer-offline"], installLine: "npm install", run: "npm run", test: "npm test", start: "npm start", argsSeparator: "-- " };
+      return {
+        bin,
+        install: ["install", "--no-audit", "--no-fund", "--prefer-offline"],
+        installFresh: ["install", "--no-audit", "--no-fund", "--prefer-online"],
+        installLine: "npm install",
+        run: "npm run",
+        test: "npm test",
+        start: "npm start",
+        argsSeparator: "-- ",
+      };
     case "pnpm":
-      return { bin, install: ["install"], installLine: "pnpm install", run: "pnpm run", test: "pnpm test", start: "pnpm start", argsSeparator: "" };
+      return { bin, install: ["install"], installFresh: ["install"], installLine: "pnpm install", run: "pnpm run", test: "pnpm test", start: "pnpm start", argsSeparator: "" };
     case "yarn":
-      return { bin, install: ["install"], installLine: "yarn install", run: "yarn run", test: "yarn test", start: "yarn start", argsSeparator: "" };
+      return { bin, install: ["install"], installFresh: ["install"], installLine: "yarn install", run: "yarn run", test: "yarn test", start: "yarn start", argsSeparator: "" };
   }
 }

@@ -227,7 +227,9 @@ export async function scaffold(dirArg: string | undefined, opts: ScaffoldOptions
   if (o.install) {
     try {
       const pm = packageManagerCommands(o.packageManager);
-      await runStep(`Installing dependencies with ${pm.installLine}`, pm.bin, pm.install, o.dir, io);
+      // Vendored packages come from the project itself; published ones may be newer than npm's cached metadata.
+      const published = ![runtime.spec, codegen.spec].every((spec) => spec.startsWith("file:"));
+      await runStep(`Installing dependencies with ${pm.installLine}`, pm.bin, published ? pm.installFresh : pm.install, o.dir, io);
     } catch (err) {
       // The project is written and a plain rerun would refuse its now non-empty directory: say how to go on.
       const rel = shownDir(o.dir);

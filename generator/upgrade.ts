@@ -308,10 +308,10 @@ export async function upgrade(dirArg: string, opts: UpgradeOptions, io: Io = def
   if (opts.install ?? true) {
     // The install makes the lock file follow package.json: a new version or a tarball of another name is resolved anew.
     const pm = packageManagerCommands(options.packageManager);
-    await runStep(`Installing dependencies with ${pm.installLine}`, pm.bin, pm.install, dir, io);
+    await runStep(`Installing dependencies with ${pm.installLine}`, pm.bin, pm.installFresh, dir, io);
     await runStep(`Regenerating generated/ with ${pm.run} generate`, pm.bin, ["run", "generate"], dir, io);
-    io.out(`Next: ${pm.run} build && ${pm.test}\n`);
-  } else io.out(`Next: npm install, then npm run build && npm test\n`);
+    io.out(`✔ Upgraded ${p.pkg.name}. Next: ${pm.run} build && ${pm.test}\n`);
+  } else io.out(`✔ Upgraded ${p.pkg.name}, not installed. Next: npm install, then npm run build && npm test\n`);
   return { added, served, written: work.write, changed: work.changed, retired, blocked };
 }
 
@@ -322,9 +322,9 @@ function report(
 ): void {
   const listed = (paths: string[]) => paths.map((path) => `  ${path}\n`).join("");
   const n = r.work.write.length;
-  io.out(
-    `✔ Upgraded ${p.pkg.name} in ${p.dir} (runtime: ${r.runtime.describe}; codegen: ${r.codegen.describe}); ${n} file${n === 1 ? "" : "s"} written (the vendored packages included), serving ${r.served.join(", ")}\n`,
-  );
+  const vendored = r.work.write.filter((path) => path.startsWith("vendor/")).length;
+  const of = vendored ? ` (${vendored} of them vendored packages)` : "";
+  io.out(`Upgrading ${p.pkg.name} in ${p.dir} (runtime: ${r.runtime.describe}; codegen: ${r.codegen.describe}): ${n} file${n === 1 ? "" : "s"} written${of}, serving ${r.served.join(", ")}\n`);
   if (r.superseded.length) io.out(`Removed the superseded vendored package${r.superseded.length === 1 ? "" : "s"}:\n${listed(r.superseded)}`);
   const changed = r.work.changed;
   if (changed.length) {

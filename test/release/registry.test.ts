@@ -45,6 +45,11 @@ async function ok(step: Promise<Step>, what: string): Promise<string> {
 
 const readJson = (path: string) => JSON.parse(readFileSync(path, "utf8"));
 const NEXT = nextPatch(CHECKOUT_VERSION);
+/**
+ * The maintainer publishes from another machine than the users': an npm cache of their own, so the users' npm holds
+ * package metadata from before each release (an install that trusted it would not find the new version).
+ */
+const maintainer = (): NodeJS.ProcessEnv => ({ npm_config_cache: join(work, "maintainer-npm-cache") });
 
 /** A copy of the checkout to release the next version from (the checkout itself is never bumped). */
 function stageCheckout(): string {
@@ -80,7 +85,7 @@ afterAll(async () => {
 describe("released to a registry, scaffolded, tested and upgraded from it", () => {
   it("the published packages scaffold projects that test green, and upgrade to the next release with a clean npm ci", async () => {
     // 1. The release command, as a maintainer runs it (the suite's pretest built the checkout).
-    const released = await ok(sh("npm", ["run", "release", "--", "--registry", registry.url, "--no-build"], ROOT), "npm run release");
+    const released = await ok(sh("npm", ["run", "release", "--", "--registry", registry.url, "--no-build"], ROOT, maintainer()), "npm run release");
     for (const name of ["@create-mcp-server/runtime", "@create-mcp-server/codegen", "create-mcp-server"]) expect(released).toContain(`${name}@${CHECKOUT_VERSION}: published`);
 
     // 2. Scaffold from the registry, from empty directories, each in its own way.
@@ -108,7 +113,7 @@ describe("released to a registry, scaffolded, tested and upgraded from it", () =
     // 3. The next release: its runtime reports the new version, which the upgraded projects must run.
     const stage = stageCheckout();
     try {
-      const next = await ok(sh("npm", ["run", "release", "--", "--registry", registry.url, "--version", NEXT], stage, { MCP_SCHEMA_MIRROR: "" }), "npm run release (next)");
+      const next = await ok(sh("npm", ["run", "release", "--", "--registry", registry.url, "--version", NEXT], stage, { ...maintainer(), MCP_SCHEMA_MIRROR: "" }), "npm run release (next)");
       expect(next).toContain(`create-mcp-server@${NEXT}: published`);
       expect(readFileSync(join(stage, "runtime", "CHANGELOG.md"), "utf8")).toMatch(new RegExp(`^## ${NEXT.replace(/\./g, "\\.")} \\(\\d{4}-\\d\\d-\\d\\d\\)\\n\\n- Release test`, "m"));
     } finally {
@@ -125,6 +130,8 @@ describe("released to a registry, scaffolded, tested and upgraded from it", () =
         const readme = readFileSync(join(dir, "README.md"), "utf8");
         const upgraded = await ok(sh("npx", ["--yes", "create-mcp-server@latest", "upgrade"], dir), `upgrade ${p.name}`);
         expect(upgraded).toContain("Kept 1 file you changed since it was scaffolded (not overwritten):\n  README.md\n");
+        expect(upgraded).toMatch(/\): 1 file written, serving /); // package.json, with the new versions
+        expect(upgraded).toContain(`✔ Upgraded ${p.name}. Next: npm run build && npm test`);
         expect(readFileSync(join(dir, "README.md"), "utf8")).toBe(readme);
         const pkg = readJson(join(dir, "package.json"));
         expect([pkg.dependencies["@create-mcp-server/runtime"], pkg.devDependencies["@create-mcp-server/codegen"]]).toEqual([`^${NEXT}`, `^${NEXT}`]);

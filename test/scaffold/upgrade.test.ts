@@ -50,7 +50,7 @@ function linkProject(project: string): void {
 async function upgradeWith(checkout: string, project: string, flags: string[] = []): Promise<Run> {
   const r = await cliAt(checkout, ["upgrade", "--no-install", ...flags], project);
   expectOk(r, `create-mcp-server upgrade ${flags.join(" ")}`);
-  expect(r.stdout).toContain("Next: npm install, then npm run build && npm test");
+  expect(r.stdout).toContain("✔ Upgraded my-server, not installed. Next: npm install, then npm run build && npm test");
   return r;
 }
 
