@@ -98,6 +98,21 @@ function run(command: string, args: string[], cwd: string): Promise<string> {
 const readJson = (path: string) => JSON.parse(readFileSync(path, "utf8")) as Record<string, unknown> & { version: string };
 const writeJson = (path: string, data: unknown) => writeFileSync(path, JSON.stringify(data, null, 2) + "\n");
 
+/**
+ * `text` (a package.json) with the first `"key": "…"` of each pair set to its value, so the file keeps its own layout;
+ * the result must parse to `expected`, else it is written out plainly.
+ */
+function edited(text: string, expected: unknown, pairs: readonly (readonly [string, string])[]): string {
+  let out = text;
+  for (const [key, value] of pairs) out = out.replace(new RegExp(`("${key.replace(/[/\\^$.*+?()[\]{}|-]/g, "\\$&")}"\\s*:\\s*)"[^"]*"`), `$1${JSON.stringify(value)}`);
+  try {
+    if (JSON.stringify(JSON.parse(out)) === JSON.stringify(expected)) return out;
+  } catch {
+    // fall through
+  }
+  return JSON.stringify(expected, null, 2) + "\n";
+}
+
 /** Set `version` in every package.json, the codegen's peer range on the runtime, and the lock file's root entry. */
 export function setVersions(root: string, version: string, write = true): boolean {
   let changed = false;
@@ -113,7 +128,7 @@ export function setVersions(root: string, version: string, write = true): boolea
     if (!write) continue;
     pkg.version = version;
     if (peers && peer) peers["@create-mcp-server/runtime"] = peer;
-    writeJson(path, pkg);
+    writeFileSync(path, edited(readFileSync(path, "utf8"), pkg, [["version", version], ...(peer ? ([["@create-mcp-server/runtime", peer]] as const) : [])]));
   }
   if (!write) return changed;
   const lockPath = join(root, "package-lock.json");

@@ -2,8 +2,11 @@
  * The release command's version and dist-tag, without a registry: a version npm would refuse stops the release before
  * anything is written, and a prerelease is not published as `latest` unless asked.
  */
+import { cpSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { distTag, isSemver, release } from "../../generator/release.js";
+import { distTag, isSemver, release, setVersions } from "../../generator/release.js";
 import { ROOT } from "../helpers.js";
 
 describe("release: versions and dist-tags", () => {
@@ -18,5 +21,22 @@ describe("release: versions and dist-tags", () => {
 
   it("publishes a prerelease under next, a release under latest, and --tag when given", () => {
     expect([distTag("0.2.0-rc.1", undefined), distTag("0.2.0", undefined), distTag("0.2.0+build.1-x", undefined), distTag("0.2.0-rc.1", "beta")]).toEqual(["next", "latest", "latest", "beta"]);
+  });
+
+  it("sets the version in each package.json (and the codegen's peer range) keeping the file's own layout", () => {
+    const dir = mkdtempSync(join(tmpdir(), "release-versions-"));
+    try {
+      for (const f of ["package.json", "runtime/package.json", "codegen/package.json"]) cpSync(join(ROOT, f), join(dir, f));
+      const before = readFileSync(join(dir, "runtime", "package.json"), "utf8");
+      expect(setVersions(dir, "7.8.9")).toBe(true);
+      const after = readFileSync(join(dir, "runtime", "package.json"), "utf8");
+      expect(after).toBe(before.replace(/"version": "[^"]*"/, '"version": "7.8.9"'));
+      expect(after).toContain('"engines": { "node": ">=20" },');
+      const codegen = JSON.parse(readFileSync(join(dir, "codegen", "package.json"), "utf8"));
+      expect([codegen.version, codegen.peerDependencies["@create-mcp-server/runtime"]]).toEqual(["7.8.9", "7.8.9"]);
+      expect(setVersions(dir, "7.8.9")).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
