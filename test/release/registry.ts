@@ -6,7 +6,7 @@
  * (npm_config_user_agent would otherwise make the scaffolder think it runs under that npm).
  */
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -45,14 +45,19 @@ function withoutNpmVariables(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
 
 /**
  * Start verdaccio. Packages proxied from upstream are cached under node_modules/.cache (kept between runs, so a
- * second run downloads nothing); our own packages are removed from that storage at every start, so each run
- * publishes them anew.
+ * second run downloads nothing); our own packages are kept apart, per registry, and removed when it stops, so each
+ * run publishes them anew.
  */
 export async function startRegistry(): Promise<LocalRegistry> {
   const home = mkdtempSync(join(tmpdir(), "registry-"));
   const storage = join(ROOT, "node_modules", ".cache", "create-mcp-server-registry");
   mkdirSync(storage, { recursive: true });
-  for (const own of ["create-mcp-server", "@create-mcp-server"]) rmSync(join(storage, own), { recursive: true, force: true });
+  // Our packages go to a folder of this registry's own (verdaccio's per-package storage, below the shared one), so
+  // that two registries started from one checkout never see or remove each other's; a crashed run's is removed later.
+  const own = `own-${process.pid}-${Date.now().toString(36)}`;
+  for (const entry of readdirSync(storage).filter((e) => e.startsWith("own-"))) {
+    if (Date.now() - statSync(join(storage, entry)).mtimeMs > 86_400_000) rmSync(join(storage, entry), { recursive: true, force: true });
+  }
   const port = await freePort();
   const url = `http://127.0.0.1:${port}/`;
   const config = [
@@ -67,7 +72,7 @@ export async function startRegistry(): Promise<LocalRegistry> {
     `    timeout: 60s`,
     `    max_fails: 5`,
     `packages:`,
-    ...OWN.flatMap((p) => [`  ${JSON.stringify(p)}:`, `    access: $all`, `    publish: $authenticated`]),
+    ...OWN.flatMap((p) => [`  ${JSON.stringify(p)}:`, `    access: $all`, `    publish: $authenticated`, `    storage: ${own}`]),
     `  "**":`,
     `    access: $all`,
     `    publish: $authenticated`,
@@ -130,6 +135,7 @@ export async function startRegistry(): Promise<LocalRegistry> {
         child.kill();
         await exited;
         rmSync(home, { recursive: true, force: true });
+        rmSync(join(storage, own), { recursive: true, force: true });
       },
     };
   } catch (err) {
