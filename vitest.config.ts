@@ -1,4 +1,5 @@
 import { configDefaults, defineConfig } from "vitest/config";
+import LongestFirst from "./test/sequencer.js";
 
 export default defineConfig({
   test: {
@@ -10,10 +11,12 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 180_000,
     pool: "forks",
-    // Two test files at a time on this 2-core machine (vitest would run one: cores - 1). The suites are mostly child
-    // processes and I/O waits, so two overlap well; timing-sensitive checks (RSS, progress pacing) are bounded loosely.
-    maxWorkers: 2,
+    // Three test files at a time on this 2-core machine (vitest would run one: cores - 1). The suites are mostly child
+    // processes and I/O waits (npm installs, real servers), so three overlap well; timing-sensitive checks (RSS,
+    // progress pacing) are bounded loosely.
+    maxWorkers: 3,
     minWorkers: 1,
     reporters: ["default"],
+    sequence: { sequencer: LongestFirst },
   },
 });

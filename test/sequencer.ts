@@ -1,0 +1,33 @@
+/**
+ * The order test files start in: the longest first, so that the workers finish together instead of one running a
+ * long file alone at the end. vitest orders by the durations of the last run when it has them, and otherwise (a fresh
+ * clone, as on CI) by file size, which put the longest files (a 5-line basic.test.ts, a short registry test) last.
+ * The files below took over 25 s each on CI (2026-12-01), longest first; the rest keep vitest's order.
+ */
+import { relative } from "node:path";
+import { BaseSequencer, type TestSpecification } from "vitest/node";
+
+const LONGEST = [
+  "test/release/registry.test.ts",
+  "test/deploy/scale-out.test.ts",
+  "test/scaffold/everything.test.ts",
+  "test/generator/cli.test.ts",
+  "test/scaffold/upgrade-old.test.ts",
+  "test/scaffold/devx.test.ts",
+  "test/scaffold/cli.test.ts",
+  "test/scaffold/upgrade.test.ts",
+  "test/scaffold/basic.test.ts",
+  "test/scaffold/auth.test.ts",
+  "test/runtime/tasks-shared-adversarial.test.ts",
+];
+
+export default class LongestFirst extends BaseSequencer {
+  async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const ordered = await super.sort(files);
+    const rank = (f: TestSpecification) => {
+      const i = LONGEST.indexOf(relative(this.ctx.config.root, f.moduleId).split("\\").join("/"));
+      return i < 0 ? LONGEST.length : i;
+    };
+    return [...ordered].sort((a, b) => rank(a) - rank(b));
+  }
+}
