@@ -11,10 +11,10 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 180_000,
     pool: "forks",
-    // Three test files at a time on this 2-core machine (vitest would run one: cores - 1). The suites are mostly child
-    // processes and I/O waits (npm installs, real servers), so three overlap well; timing-sensitive checks (RSS,
-    // progress pacing) are bounded loosely.
-    maxWorkers: 3,
+    // Two test files at a time on this 2-core machine (vitest would run one: cores - 1). The suites are mostly child
+    // processes and I/O waits, so two overlap well (three only stretch each file: the installs and builds are CPU);
+    // timing-sensitive checks (RSS, progress pacing) are bounded loosely.
+    maxWorkers: 2,
     minWorkers: 1,
     reporters: ["default"],
     sequence: { sequencer: LongestFirst },
