@@ -18,6 +18,7 @@ import type { ClientTransport, Delivery } from "./client.js";
 import { encodeHeaderValue, headerParams, primitiveHeaderText, valueAt, type HeaderParam } from "../wire/headers.js";
 import type { JsonRpcMessage } from "../wire/jsonrpc.js";
 import { type Revision, hasHeader, nameHeaderSources } from "../rules.js";
+import { isObject } from "../wire/jsonrpc.js";
 
 type Route = Parameters<ClientTransport["send"]>[1];
 type EventSourceMessage = { event?: string; id?: string; data: string };
@@ -46,8 +47,6 @@ export interface HttpClientOptions {
   /** Legacy: open the session's GET stream after notifications/initialized, for unsolicited server messages. Default false. */
   openGetStream?: boolean;
 }
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 function headersOf(res: Response): Record<string, string> {
   const out: Record<string, string> = {};

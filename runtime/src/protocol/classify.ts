@@ -23,6 +23,7 @@ import type { JsonRpcErrorObject } from "../wire/jsonrpc.js";
 import { META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION } from "../wire/meta.js";
 import { fixedHttpStatus } from "../wire/http-status.js";
 import { type Revision, LATEST_LEGACY, errorCode, hasHeader, isLegacy, isModern, isRevision, nameHeaderSources } from "../rules.js";
+import { isObject } from "../wire/jsonrpc.js";
 
 /** The revisions a server serves, by era, each in declaration order (McpServer.eras). */
 export interface ServedRevisions {
@@ -76,8 +77,6 @@ export interface Rejection {
   status: number;
   error: JsonRpcErrorObject;
 }
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** Classify one message (not a batch). */
 export function classify(message: InboundMessage, facts: InboundFacts): Classification {

@@ -8,8 +8,8 @@ import { type AskOptions, LOGGING_LEVELS, type McpServer, type RequestContext } 
 import type { JsonRpcRequest, RequestId } from "../wire/jsonrpc.js";
 import type { Dispatcher } from "./dispatch.js";
 import type { InFlight, RequestScope, Sink } from "./request.js";
+import { isObject } from "../wire/jsonrpc.js";
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 const levelRank = (l: string) => LOGGING_LEVELS.indexOf(l as LoggingLevel);
 
 export class HandlerContext implements RequestContext {

@@ -42,6 +42,7 @@ import { listen } from "./listen.js";
 import { InFlight, type Principal, type RequestScope, type Sink } from "./request.js";
 import { declaresTasksExtension, missingTasksExtension, tasksFor } from "./tasks.js";
 import { isTaskMethod, taskMethodsFor } from "./task-methods.js";
+import { isObject } from "../wire/jsonrpc.js";
 
 type Result = Record<string, unknown>;
 type MethodHandler = (server: McpServer, params: Result, ctx: HandlerContext) => Result | Promise<Result>;
@@ -100,7 +101,6 @@ const CAPABILITY_FOR_METHOD: Readonly<Record<string, string>> = {
   "logging/setLevel": "logging",
 };
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 const ELICIT = "elicitation/create";
 
 /**

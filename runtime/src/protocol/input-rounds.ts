@@ -7,6 +7,7 @@ import type { AskOptions } from "../server/server.js";
 import { type DispatchValidators, type Revision, type Validator, describeErrors, errorCode } from "../rules.js";
 import { McpError } from "../wire/jsonrpc.js";
 import { InputRequiredSignal, paramsDigest, type RequestStateCodec } from "./mrtr.js";
+import { isObject } from "../wire/jsonrpc.js";
 
 export interface InputRound {
   /** Answers available to this run: from the verified requestState, then this request's inputResponses. */
@@ -21,8 +22,6 @@ export interface InputRound {
   validators: DispatchValidators;
   invalidParams: number;
 }
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /**
  * Open a round: verify `requestState` (attacker-controlled: tampered, expired or foreign state is -32602, and so is

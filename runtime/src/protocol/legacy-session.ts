@@ -12,6 +12,7 @@ import { errorResponse } from "../wire/errors.js";
 import type { JsonRpcMessage, JsonRpcRequest, JsonRpcResponse, RequestId } from "../wire/jsonrpc.js";
 import type { InFlight, RequestScope, Sink } from "./request.js";
 import type { SessionState } from "../state/sessions.js";
+import { isObject } from "../wire/jsonrpc.js";
 
 /** Legacy per-session state. */
 export interface LegacySession {
@@ -48,8 +49,6 @@ export interface LegacyPeer {
   /** A server→client request (legacy only). */
   askClient(scope: RequestScope, method: string, params: Record<string, unknown> | undefined): Promise<Record<string, unknown>>;
 }
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /**
  * Answer `initialize`: echo a served legacy version, else counter-offer the newest served (also for a modern version:

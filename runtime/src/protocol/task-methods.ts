@@ -13,9 +13,9 @@ import { META_RELATED_TASK } from "../wire/meta.js";
 import { encodeDetailedTask, encodeTask } from "../wire/tasks.js";
 import type { RequestScope } from "./request.js";
 import { type Tasks, taskOwner, tasksFor } from "./tasks.js";
+import { isObject } from "../wire/jsonrpc.js";
 
 type Result = Record<string, unknown>;
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** Whether `method` is a task method of `revision` (rules: taskMethods). */
 export function isTaskMethod(revision: Revision, method: string): boolean {

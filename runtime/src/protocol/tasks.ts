@@ -32,9 +32,9 @@ import type { HandlerContext } from "./context.js";
 import { InFlight, type RequestScope, type Sink } from "./request.js";
 import { randomId } from "./mrtr.js";
 import { dispatcherFor } from "./dispatch.js";
+import { isObject } from "../wire/jsonrpc.js";
 
 type Result = Record<string, unknown>;
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** What a handler's context offers when it runs as a task. */
 export interface TaskHandle {

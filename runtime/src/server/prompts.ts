@@ -1,9 +1,9 @@
 /** prompts/list and prompts/get. spec/2025-11-25/server/prompts.mdx */
-import { McpError } from "../wire/jsonrpc.js";
+import { isObject, McpError } from "../wire/jsonrpc.js";
 import { conform } from "../wire/encode.js";
 import { type Revision, errorCode } from "../rules.js";
 import { page } from "./pagination.js";
-import { type Registry, inRevision, isPlainObject } from "./registry.js";
+import { type Registry, inRevision } from "./registry.js";
 import type { Principal, RequestContext } from "./types.js";
 import { allowed, privateList, requireScopes } from "./authorization.js";
 
@@ -37,6 +37,6 @@ export async function getPrompt(registry: Registry, revision: Revision, params: 
     if (a.required && typeof args[a.name] !== "string") throw new McpError(invalid, `Missing required argument ${a.name} of prompt ${name}`);
   }
   const result = await prompt.get(args, ctx);
-  if (!isPlainObject(result) || !Array.isArray(result.messages)) throw new McpError(errorCode(revision, "INTERNAL_ERROR")!, `prompt ${name} returned no messages array`);
+  if (!isObject(result) || !Array.isArray(result.messages)) throw new McpError(errorCode(revision, "INTERNAL_ERROR")!, `prompt ${name} returned no messages array`);
   return result as Record<string, unknown>;
 }

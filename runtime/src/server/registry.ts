@@ -33,5 +33,3 @@ export interface Registry {
 export function inRevision(def: { revisions?: readonly Revision[] }, revision: Revision): boolean {
   return !def.revisions || def.revisions.includes(revision);
 }
-
-export const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);

@@ -1,10 +1,10 @@
 /** resources/list, resources/templates/list and resources/read. spec/2025-11-25/server/resources.mdx */
-import { McpError } from "../wire/jsonrpc.js";
+import { isObject, McpError } from "../wire/jsonrpc.js";
 import { conform } from "../wire/encode.js";
 import { type Revision, resourceNotFoundCode } from "../rules.js";
 import { ResourceNotFoundError } from "./errors.js";
 import { page } from "./pagination.js";
-import { type Registry, inRevision, isPlainObject } from "./registry.js";
+import { type Registry, inRevision } from "./registry.js";
 import type { Principal, RequestContext, ResourceResult } from "./types.js";
 import { allowed, privateList, requireScopes } from "./authorization.js";
 
@@ -79,6 +79,6 @@ export function resourceNotFound(revision: Revision, uri: string): McpError {
 
 function checkContents(revision: Revision, uri: string, result: ResourceResult): Record<string, unknown> {
   // An unknown URI never yields empty contents: a handler that found nothing answers not-found.
-  if (!isPlainObject(result) || !Array.isArray(result.contents) || result.contents.length === 0) throw resourceNotFound(revision, uri);
+  if (!isObject(result) || !Array.isArray(result.contents) || result.contents.length === 0) throw resourceNotFound(revision, uri);
   return result as Record<string, unknown>;
 }

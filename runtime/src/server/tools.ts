@@ -1,10 +1,10 @@
 /** tools/list and tools/call. spec/2025-11-25/server/tools.mdx */
-import { McpError } from "../wire/jsonrpc.js";
+import { isObject, McpError } from "../wire/jsonrpc.js";
 import { conform, copyOf } from "../wire/encode.js";
 import { type Revision, errorCode, hasField, isModern, structuredContentMustBeObject, taskWireForm, toolInputErrorsAsResult } from "../rules.js";
 import { MissingCapabilityError } from "./errors.js";
 import { page } from "./pagination.js";
-import { type CompiledTool, type Registry, inRevision, isPlainObject } from "./registry.js";
+import { type CompiledTool, type Registry, inRevision } from "./registry.js";
 import { compileSchema } from "./schema.js";
 import type { Principal, RequestContext, ToolResult } from "./types.js";
 import { allowed, privateList, requireScopes } from "./authorization.js";
@@ -98,7 +98,7 @@ export function toolFailure(revision: Revision, err: unknown): Record<string, un
 
 /** What a tool's handler returned, checked to be a tool result and encoded for `revision`. */
 export function toolSuccess(revision: Revision, tool: CompiledTool, result: ToolResult): Record<string, unknown> {
-  if (!isPlainObject(result) || !Array.isArray(result.content)) {
+  if (!isObject(result) || !Array.isArray(result.content)) {
     throw new McpError(errorCode(revision, "INTERNAL_ERROR")!, `tool ${tool.name} returned no content array`);
   }
   return encodeToolResult(revision, tool, result);
@@ -117,7 +117,7 @@ export function encodeToolResult(revision: Revision, tool: CompiledTool, result:
   if (structured !== undefined) {
     // Structured content SHOULD also be sent as text. spec/2025-06-18/server/tools.mdx#structured-content
     if ((result.content as unknown[]).length === 0) out.content = [{ type: "text", text: JSON.stringify(structured) }];
-    const sendable = hasField(revision, "CallToolResult", "structuredContent") && (!structuredContentMustBeObject(revision) || isPlainObject(structured));
+    const sendable = hasField(revision, "CallToolResult", "structuredContent") && (!structuredContentMustBeObject(revision) || isObject(structured));
     if (!sendable) delete out.structuredContent;
   }
   out = conform(revision, "CallToolResult", out);

@@ -7,6 +7,7 @@
  * spec/2026-07-28/basic/transports/streamable-http.mdx#value-encoding
  * spec/2026-07-28/basic/transports/streamable-http.mdx#custom-headers-from-tool-parameters
  */
+import { isObject } from "./jsonrpc.js";
 
 const SENTINEL_PREFIX = "=?base64?";
 const SENTINEL_SUFFIX = "?=";
@@ -66,8 +67,6 @@ export interface HeaderParam {
   /** The chain of `properties` keys from the schema root. */
   path: string[];
 }
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /**
  * The `x-mcp-header` annotations of an inputSchema, reachable through `properties` chains only (annotations

@@ -45,8 +45,9 @@ export type Inbound =
   | { type: "malformed-response"; reason: string };
 
 /** RequestId is string or integer in every revision; an integer beyond 2^53 could not be echoed back faithfully. */
-const isId = (v: unknown): v is RequestId => typeof v === "string" || (typeof v === "number" && Number.isSafeInteger(v));
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+export const isId = (v: unknown): v is RequestId => typeof v === "string" || (typeof v === "number" && Number.isSafeInteger(v));
+/** A JSON object: not null, not an array. */
+export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /**
  * Inspect the JSON-RPC shape of one parsed JSON value (not a batch). A request id MUST NOT be null

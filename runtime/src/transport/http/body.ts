@@ -1,12 +1,10 @@
 /** What a POST carries before its era matters: media types, Accept, and the classifier's view of its body. */
 import type { InboundMessage } from "../../protocol/classify.js";
-import { inspect, type RequestId } from "../../wire/jsonrpc.js";
+import { inspect, isObject, type RequestId } from "../../wire/jsonrpc.js";
 
 export type Accept = { json: boolean; sse: boolean };
 export const ANY: Accept = { json: true, sse: true };
 
-export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
-export const isId = (v: unknown): v is RequestId => typeof v === "string" || (typeof v === "number" && Number.isFinite(v));
 /** The first value of a header (Node gives repeated headers as arrays). */
 export const one = (h: string | string[] | undefined): string | undefined => (Array.isArray(h) ? h[0] : h);
 

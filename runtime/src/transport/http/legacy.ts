@@ -5,7 +5,8 @@
  */
 import { legacyHeaderCheck } from "../../protocol/classify.js";
 import { type Revision, hasSessions, resumableStreams, transports } from "../../rules.js";
-import { isId, isObject, one, parseAccept, type Accept } from "./body.js";
+import { one, parseAccept, type Accept } from "./body.js";
+import { isId, isObject } from "../../wire/jsonrpc.js";
 import type { HttpEndpoint } from "./endpoint.js";
 import { Exchange } from "./exchange.js";
 import type { HeaderBag, Incoming, Reply } from "./io.js";
