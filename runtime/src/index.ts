@@ -7,6 +7,7 @@
  */
 import { McpServer, type ServerOptions } from "./server/server.js";
 import { protocolCore } from "./protocol/core.js";
+import { checkAuthorization } from "./transport/http/authorization-config.js";
 import { serveStdio as serveStdioCore, type StdioOptions } from "./transport/stdio.js";
 import type { HandlerOptions, HttpOptions } from "./transport/http/options.js";
 import type { HttpHandle, NodeHandler } from "./transport/http/node.js";
@@ -86,16 +87,7 @@ function lazyHandler<H extends ((...args: never[]) => unknown) & { close(options
 }
 /** A handler cannot derive its public URL: with authorization it must be given (thrown at once, not at the first request). */
 function checkHandlerOptions(options: HandlerOptions | undefined, what: string): void {
-  const auth = options?.authorization;
-  if (!auth) return;
-  if (!auth.issuer || !auth.resource) {
-    throw new TypeError(
-      `${what}: authorization.${auth.issuer ? "resource" : "issuer"} is required (resource: the canonical URI of this MCP server, e.g. https://mcp.example.com/mcp, the audience its tokens must name)`,
-    );
-  }
-  if (!/^https?:\/\/[^#]+$/i.test(auth.resource) || !URL.canParse(auth.resource)) {
-    throw new TypeError(`${what}: authorization.resource must be an absolute http(s) URL without a fragment, not ${JSON.stringify(auth.resource)}`);
-  }
+  if (options?.authorization) checkAuthorization(options.authorization, what);
 }
 McpServer.prototype.nodeHandler = function (this: McpServer, options?: HandlerOptions) {
   checkHandlerOptions(options, "nodeHandler");

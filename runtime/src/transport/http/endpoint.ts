@@ -22,6 +22,7 @@ import { LegacySseTransport } from "./legacy-sse.js";
 import type { HandlerOptions } from "./options.js";
 import { logError, replyError } from "./respond.js";
 import { AccessPolicy } from "./security.js";
+import { checkAuthorization } from "./authorization-config.js";
 import { AuthorizationError, ResourceServer, missingScopes, samePrincipal } from "./authorization.js";
 import type { Principal } from "../../protocol/request.js";
 import type { LegacyHttpSession } from "./sessions.js";
@@ -77,10 +78,7 @@ export class HttpEndpoint {
     if (store) this.shared = new SharedSessions(this, store, core.bus, options.sessionIdleMs ?? 30 * 60_000);
     const auth = options.authorization;
     if (auth) {
-      if (!auth.issuer) throw new TypeError("authorization.issuer is required");
-      if (!auth.resource && !defaultResource) {
-        throw new TypeError("authorization.resource is required: the canonical URI of this MCP server (e.g. https://mcp.example.com/mcp), the audience its tokens must name");
-      }
+      checkAuthorization(auth, undefined, defaultResource !== undefined);
       // A resource server made now can say what is wrong with its configuration at once (serveHttp: once listening).
       if (auth.resource) this.resourceServer = new ResourceServer(auth, auth.resource, () => core.declaredScopes());
     }
