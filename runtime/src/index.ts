@@ -9,10 +9,9 @@ import { McpServer, type ServerOptions } from "./server/server.js";
 import { protocolCore } from "./protocol/core.js";
 import { checkAuthorization } from "./transport/http/authorization-config.js";
 import { serveStdio as serveStdioCore, type StdioOptions } from "./transport/stdio.js";
-import type { HandlerOptions, HttpOptions } from "./transport/http/options.js";
+import type { CloseOptions, HandlerOptions, HttpOptions } from "./transport/http/options.js";
 import type { HttpHandle, NodeHandler } from "./transport/http/node.js";
 import type { FetchHandler } from "./transport/http/fetch.js";
-import type { CloseOptions } from "./transport/http/endpoint.js";
 
 export * from "./server/server.js";
 export { McpError, type JsonRpcMessage, type JsonRpcRequest, type JsonRpcResponse, type RequestId } from "./wire/jsonrpc.js";
@@ -28,7 +27,7 @@ export type { HandlerOptions, HttpOptions } from "./transport/http/options.js";
 export type { AuthorizationOptions, VerifyContext } from "./transport/http/authorization.js";
 export type { HttpHandle, NodeHandler } from "./transport/http/node.js";
 export type { FetchHandler } from "./transport/http/fetch.js";
-export type { CloseOptions } from "./transport/http/endpoint.js";
+export type { CloseOptions } from "./transport/http/options.js";
 
 /**
  * Serve `server` over Streamable HTTP. The HTTP transport is loaded on first use, so a stdio server never pays for it.
