@@ -7,11 +7,11 @@
  */
 import { McpServer, type ServerOptions } from "./server/server.js";
 import { protocolCore } from "./protocol/core.js";
+import { checkAuthorization } from "./transport/http/authorization-config.js";
 import { serveStdio as serveStdioCore, type StdioOptions } from "./transport/stdio.js";
-import type { HandlerOptions, HttpOptions } from "./transport/http/options.js";
+import type { CloseOptions, HandlerOptions, HttpOptions } from "./transport/http/options.js";
 import type { HttpHandle, NodeHandler } from "./transport/http/node.js";
 import type { FetchHandler } from "./transport/http/fetch.js";
-import type { CloseOptions } from "./transport/http/endpoint.js";
 
 export * from "./server/server.js";
 export { McpError, type JsonRpcMessage, type JsonRpcRequest, type JsonRpcResponse, type RequestId } from "./wire/jsonrpc.js";
@@ -27,7 +27,7 @@ export type { HandlerOptions, HttpOptions } from "./transport/http/options.js";
 export type { AuthorizationOptions, VerifyContext } from "./transport/http/authorization.js";
 export type { HttpHandle, NodeHandler } from "./transport/http/node.js";
 export type { FetchHandler } from "./transport/http/fetch.js";
-export type { CloseOptions } from "./transport/http/endpoint.js";
+export type { CloseOptions } from "./transport/http/options.js";
 
 /**
  * Serve `server` over Streamable HTTP. The HTTP transport is loaded on first use, so a stdio server never pays for it.
@@ -86,16 +86,7 @@ function lazyHandler<H extends ((...args: never[]) => unknown) & { close(options
 }
 /** A handler cannot derive its public URL: with authorization it must be given (thrown at once, not at the first request). */
 function checkHandlerOptions(options: HandlerOptions | undefined, what: string): void {
-  const auth = options?.authorization;
-  if (!auth) return;
-  if (!auth.issuer || !auth.resource) {
-    throw new TypeError(
-      `${what}: authorization.${auth.issuer ? "resource" : "issuer"} is required (resource: the canonical URI of this MCP server, e.g. https://mcp.example.com/mcp, the audience its tokens must name)`,
-    );
-  }
-  if (!/^https?:\/\/[^#]+$/i.test(auth.resource) || !URL.canParse(auth.resource)) {
-    throw new TypeError(`${what}: authorization.resource must be an absolute http(s) URL without a fragment, not ${JSON.stringify(auth.resource)}`);
-  }
+  if (options?.authorization) checkAuthorization(options.authorization, what);
 }
 McpServer.prototype.nodeHandler = function (this: McpServer, options?: HandlerOptions) {
   checkHandlerOptions(options, "nodeHandler");

@@ -11,6 +11,7 @@
  * spec/2026-07-28/basic/authorization/security-considerations.mdx#access-token-privilege-restriction
  */
 import type { Principal } from "../../protocol/request.js";
+import { canonicalResource } from "./authorization-config.js";
 import { one } from "./body.js";
 import type { HeaderBag, Reply } from "./io.js";
 
@@ -105,15 +106,6 @@ type Jose = typeof import("jose");
 let joseModule: Promise<Jose> | undefined;
 const jose = () => (joseModule ??= import("jose"));
 
-/** The canonical form of a resource URI: lowercase scheme and host, no fragment, no trailing slash on an empty path. spec/2025-11-25/basic/authorization.mdx#canonical-server-uri */
-export function canonicalResource(uri: string): string {
-  const u = new URL(uri);
-  if (u.protocol !== "http:" && u.protocol !== "https:") throw new TypeError(`authorization.resource: ${uri} is not an http(s) URL`);
-  if (u.hash) throw new TypeError(`authorization.resource: ${uri} has a fragment; a canonical server URI has none`);
-  const path = u.pathname === "/" ? "" : u.pathname;
-  return `${u.protocol}//${u.host}${path}${u.search}`;
-}
-
 /** Quote a value for an auth-param (RFC 9110 §11.2 quoted-string). */
 const quoted = (v: string) => `"${v.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
 
@@ -168,14 +160,13 @@ export class ResourceServer {
   /**
    * @param resource the canonical URI (options.resource, or serveHttp's own URL).
    * @param declaredScopes every scope a tool, prompt or resource declares (for `scopes_supported`).
-   * Throws TypeError for an unusable configuration.
+   * Throws TypeError for a resource that cannot be a canonical URI (the rest was checked by checkAuthorization).
    */
   constructor(
     readonly options: AuthorizationOptions,
     resource: string,
     private readonly declaredScopes: () => readonly string[] = () => [],
   ) {
-    if (!options.issuer) throw new TypeError("authorization.issuer is required");
     this.issuer = options.issuer;
     this.resource = canonicalResource(resource);
     const aud = options.audience === undefined ? [this.resource] : typeof options.audience === "string" ? [options.audience] : [...options.audience];

@@ -4,10 +4,19 @@ import type { InFlight } from "../../protocol/request.js";
 import { type Revision, disconnectIsCancellation, primesSseStreams, resumableStreams } from "../../rules.js";
 import type { JsonRpcMessage, RequestId } from "../../wire/jsonrpc.js";
 import type { Accept } from "./body.js";
-import type { HttpEndpoint } from "./endpoint.js";
 import type { Reply } from "./io.js";
+import type { Responder } from "./respond.js";
+import type { LegacySessions } from "./session-table.js";
 import type { LegacyHttpSession, SessionStream } from "./sessions.js";
 import { sseEvent } from "./sse.js";
+import type { StreamRegistry } from "./streams.js";
+
+/** What an exchange writes with: the stream registry, the responder, and the session table (an initialize's session). */
+export interface ExchangeHost {
+  readonly streams: StreamRegistry;
+  readonly responder: Responder;
+  readonly table: Pick<LegacySessions, "register" | "discard">;
+}
 
 /**
  * The sink of one POST: answers with JSON, or switches to an SSE stream when the handler sends something
@@ -30,7 +39,7 @@ export class Exchange implements Sink {
   private stream?: SessionStream;
 
   constructor(
-    readonly t: HttpEndpoint,
+    private readonly host: ExchangeHost,
     readonly res: Reply,
     readonly accept: Accept,
     readonly revision: Revision,
@@ -56,7 +65,7 @@ export class Exchange implements Sink {
   /** Start this POST's SSE stream; in a resumable session its events carry ids (the first, a priming event). */
   private openSse(status: number): void {
     const session = this.session?.registered ? this.session : undefined;
-    this.t.startSse(this.res, status, session);
+    this.host.streams.start(this.res, status, session?.id);
     // The session's negotiated revision decides (an initialize answered over SSE has just negotiated it).
     const revision = session?.connection.session?.revision ?? this.revision;
     if (session && resumableStreams(revision)) this.stream = session.openStream(this.res, primesSseStreams(revision));
@@ -71,7 +80,7 @@ export class Exchange implements Sink {
         stream.write(message);
         stream.end();
       } else {
-        this.t.untrack(res);
+        this.host.streams.untrack(res);
         res.end(sseEvent(message));
       }
       return;
@@ -79,7 +88,7 @@ export class Exchange implements Sink {
     this.state = "finished";
     if (res.destroyed) return;
     if (this.minting) {
-      this.t.register(this.minting, res);
+      this.host.table.register(this.minting, res);
       // Shared sessions: the client learns the id only once every process can find the session.
       const stored = this.minting.stored;
       if (stored) {
@@ -89,11 +98,10 @@ export class Exchange implements Sink {
           () => {
             // No session every process can find: none at all (no Mcp-Session-Id), and the client may try again. Why
             // is the server's log's (SharedSessions.create reports the store's error), not the client's.
-            this.t.legacy.sessions.delete(minted.id);
-            minted.terminate();
+            this.host.table.discard(minted);
             res.removeHeader("mcp-session-id");
             const id = !Array.isArray(message) && "id" in message ? (message.id as RequestId) : null;
-            this.t.invalidRequest(res, 503, "Service Unavailable: the session could not be stored; try again", id);
+            this.host.responder.invalidRequest(res, 503, "Service Unavailable: the session could not be stored; try again", id);
           },
         );
         return;
@@ -105,7 +113,7 @@ export class Exchange implements Sink {
   private respond(message: JsonRpcMessage | JsonRpcMessage[]): void {
     const res = this.res;
     if (res.destroyed) return;
-    const status = this.t.statusFor(message, this.revision);
+    const status = this.host.responder.statusFor(message, this.revision);
     if (this.accept.json) {
       if (this.session && this.session.registered) res.setHeader("mcp-session-id", this.session.id);
       res.statusCode = status;
@@ -117,7 +125,7 @@ export class Exchange implements Sink {
         this.stream.write(message);
         this.stream.end();
       } else {
-        this.t.untrack(res);
+        this.host.streams.untrack(res);
         res.end(sseEvent(message));
       }
     }
@@ -136,7 +144,7 @@ export class Exchange implements Sink {
         this.openSse(200);
         if (this.stream) this.stream.end();
         else {
-          this.t.untrack(this.res);
+          this.host.streams.untrack(this.res);
           this.res.end();
         }
         return;
@@ -146,7 +154,7 @@ export class Exchange implements Sink {
       this.state = "finished";
       if (this.stream) this.stream.end();
       else {
-        this.t.untrack(this.res);
+        this.host.streams.untrack(this.res);
         this.res.end();
       }
     }
@@ -177,7 +185,7 @@ export class Exchange implements Sink {
   closed(): void {
     if (this.state === "finished" || this.state === "detached") return;
     this.state = "detached";
-    this.t.untrack(this.res);
+    this.host.streams.untrack(this.res);
     // Modern: the disconnect is the cancellation (abort, then nothing more). Legacy: the handler runs on.
     if (disconnectIsCancellation(this.revision)) this.flight?.cancel(new Error("the client disconnected"));
   }

@@ -7,8 +7,8 @@
  */
 import type { ProtocolCore } from "../../protocol/core.js";
 import { FetchReply, fetchIncoming } from "./io.js";
-import { HttpEndpoint, type CloseOptions } from "./endpoint.js";
-import type { HandlerOptions } from "./options.js";
+import { HttpEndpoint } from "./endpoint.js";
+import type { CloseOptions, HandlerOptions } from "./options.js";
 import { warnIfOpen } from "./security.js";
 
 export type FetchHandler = ((request: Request) => Promise<Response>) & {

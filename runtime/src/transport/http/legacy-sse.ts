@@ -7,13 +7,26 @@ import type { Connection, Sink } from "../../protocol/connection.js";
 import type { ProtocolCore } from "../../protocol/core.js";
 import type { JsonRpcMessage } from "../../wire/jsonrpc.js";
 import { ANY, one, parseAccept } from "./body.js";
-import type { HttpEndpoint } from "./endpoint.js";
 import type { Incoming, Reply } from "./io.js";
-import { logError } from "./respond.js";
+import { DEFAULT_MESSAGES_PATH } from "./options.js";
+import type { JsonBodies } from "./read-json.js";
+import { logError, type Responder } from "./respond.js";
+import { samePrincipal } from "./authorization.js";
 import { newSessionId } from "./sessions.js";
 import { PacedOutput } from "../paced.js";
 import { sseEvent } from "./sse.js";
+import type { StreamRegistry } from "./streams.js";
 import type { Principal } from "../../protocol/request.js";
+
+/** What the HTTP+SSE transport uses of the endpoint. */
+export interface LegacySseHost {
+  readonly core: ProtocolCore;
+  readonly responder: Responder;
+  readonly streams: StreamRegistry;
+  readonly bodies: JsonBodies;
+  /** HandlerOptions.messagesPath. */
+  readonly messagesPath?: string;
+}
 
 const LEGACY: { transport: "http"; era: "legacy" } = { transport: "http", era: "legacy" };
 
@@ -41,11 +54,14 @@ export class SseSession implements Sink {
   }
 }
 
-/** The HTTP+SSE endpoints (GET `ssePath`, POST `messagesPath`) and their sessions. */
+/**
+ * The HTTP+SSE endpoints (GET `ssePath`, POST `messagesPath`) and their sessions. These are not legacy Streamable HTTP
+ * sessions: HandlerOptions.maxSessions does not count them.
+ */
 export class LegacySseTransport {
   readonly sessions = new Map<string, SseSession>();
 
-  constructor(private readonly t: HttpEndpoint) {}
+  constructor(private readonly t: LegacySseHost) {}
 
   /** End every session. */
   close(): void {
@@ -54,16 +70,16 @@ export class LegacySseTransport {
   }
 
   open(req: Incoming, res: Reply, principal?: Principal): void {
-    if (!parseAccept(one(req.headers.accept)).sse) return this.t.invalidRequest(res, 406, "Not Acceptable: the SSE endpoint needs Accept: text/event-stream");
+    if (!parseAccept(one(req.headers.accept)).sse) return this.t.responder.invalidRequest(res, 406, "Not Acceptable: the SSE endpoint needs Accept: text/event-stream");
     const id = newSessionId();
     const session = new SseSession(this.t.core, res);
     session.principal = principal;
     this.sessions.set(id, session);
-    this.t.startSse(res, 200);
+    this.t.streams.start(res, 200);
     // The first event names the POST endpoint, with this session's id. spec/2024-11-05/basic/transports.mdx#http-with-sse
-    res.write(`event: endpoint\ndata: ${this.t.options.messagesPath ?? "/messages"}?sessionId=${id}\n\n`);
+    res.write(`event: endpoint\ndata: ${this.t.messagesPath ?? DEFAULT_MESSAGES_PATH}?sessionId=${id}\n\n`);
     res.once("close", () => {
-      this.t.untrack(res);
+      this.t.streams.untrack(res);
       this.sessions.delete(id);
       session.connection.close();
     });
@@ -72,9 +88,9 @@ export class LegacySseTransport {
   post(req: Incoming, res: Reply, query: string, principal?: Principal): void {
     const id = new URLSearchParams(query).get("sessionId") ?? "";
     const found = this.sessions.get(id);
-    const session = found && this.t.owns(found.principal, principal) ? found : undefined;
-    if (!session) return this.t.invalidRequest(res, 404, "Not Found: unknown or closed SSE session");
-    this.t.readJson(req, res, ANY, (value) => {
+    const session = found && samePrincipal(found.principal, principal) ? found : undefined;
+    if (!session) return this.t.responder.invalidRequest(res, 404, "Not Found: unknown or closed SSE session");
+    this.t.bodies.read(req, res, ANY, (value) => {
       res.writeHead(202).end("Accepted");
       session.connection.receive(value, undefined, undefined, principal).catch(logError);
     });

@@ -4,72 +4,37 @@
  * spec/2025-11-25/basic/transports.mdx#session-management, spec/2025-11-25/basic/transports.mdx#resumability-and-redelivery
  */
 import { legacyHeaderCheck } from "../../protocol/classify.js";
-import { type Revision, hasSessions, resumableStreams, transports } from "../../rules.js";
-import { one, parseAccept, type Accept } from "./body.js";
+import type { ProtocolCore } from "../../protocol/core.js";
+import type { Principal } from "../../protocol/request.js";
+import { type Revision, resumableStreams } from "../../rules.js";
 import { isId, isObject } from "../../wire/jsonrpc.js";
-import type { HttpEndpoint } from "./endpoint.js";
+import { samePrincipal } from "./authorization.js";
+import { one, parseAccept, type Accept } from "./body.js";
 import { Exchange } from "./exchange.js";
 import type { HeaderBag, Incoming, Reply } from "./io.js";
+import type { Responder } from "./respond.js";
+import type { LegacySessions } from "./session-table.js";
 import { LegacyHttpSession, newSessionId } from "./sessions.js";
-import type { Principal } from "../../protocol/request.js";
+import type { StreamRegistry } from "./streams.js";
+
+/** What legacy Streamable HTTP uses of the endpoint. */
+export interface LegacyHost {
+  readonly core: ProtocolCore;
+  readonly table: LegacySessions;
+  readonly responder: Responder;
+  readonly streams: StreamRegistry;
+  /** HandlerOptions.maxSessions (default applied). */
+  readonly maxSessions: number;
+}
 
 export class LegacyStreamableHttp {
-  readonly sessions = new Map<string, LegacyHttpSession>();
+  private readonly sessions: Map<string, LegacyHttpSession>;
+  /** Whether any legacy revision is served (else GET and DELETE have nothing to serve). */
+  private readonly served: boolean;
 
-  constructor(private readonly t: HttpEndpoint) {}
-
-  register(session: LegacyHttpSession, res: Reply): void {
-    if (session.connection.session === undefined) {
-      // The handshake failed: no session.
-      session.connection.close();
-      return;
-    }
-    // Sessions exist where the negotiated revision defines them (rules: hasSessions). A revision that predates Streamable
-    // HTTP (2024-11-05, rules: transports) defines none, but a client that negotiated it here still needs its state
-    // kept, so it gets one too. spec/2025-03-26/basic/transports.mdx#session-management
-    const revision = session.connection.session.revision;
-    if (!hasSessions(revision) && transports(revision).includes("streamable-http")) {
-      session.connection.close();
-      return;
-    }
-    session.registered = true;
-    this.sessions.set(session.id, session);
-    res.setHeader("mcp-session-id", session.id);
-    // Shared sessions: stored before the client can learn the id, so that its next request may land on any process.
-    if (this.t.shared) {
-      this.t.shared.join(session);
-      session.stored = this.t.shared.create(session);
-    }
-  }
-
-  sweep(idleMs: number): void {
-    const now = Date.now();
-    for (const [id, s] of this.sessions) {
-      if (s.active === 0 && !s.stream && now - s.lastSeen > idleMs) {
-        this.sessions.delete(id);
-        s.terminate();
-      }
-    }
-  }
-
-  /** Characters of SSE events kept for replay, across sessions. */
-  private replayChars = 0;
-
-  /** Room for `chars` more characters of replay log across sessions (HandlerOptions.replayBufferBytes). */
-  reserveReplay(chars: number): boolean {
-    if (this.replayChars + chars > (this.t.options.replayBufferBytes ?? 64 * 1024 * 1024)) return false;
-    this.replayChars += chars;
-    return true;
-  }
-
-  releaseReplay(chars: number): void {
-    this.replayChars -= chars;
-  }
-
-  /** End every session. */
-  close(): void {
-    for (const s of this.sessions.values()) s.terminate();
-    this.sessions.clear();
+  constructor(private readonly t: LegacyHost) {
+    this.sessions = t.table.sessions;
+    this.served = t.core.eras.legacy.length > 0;
   }
 
   /**
@@ -79,11 +44,11 @@ export class LegacyStreamableHttp {
   private withSession(res: Reply, headers: HeaderBag, principal: Principal | undefined, found: (s: LegacyHttpSession) => void): void {
     const id = one(headers["mcp-session-id"])!;
     const here = this.sessions.get(id);
-    const shared = this.t.shared;
+    const shared = this.t.table.shared;
     if (shared) {
       (here ? shared.confirm(here).then((live) => (live ? here : undefined)) : shared.restore(id)).then(
         (s) => this.checkSession(res, headers, principal, s, found),
-        (err) => this.t.internalError(res, err),
+        (err) => this.t.responder.internalError(res, err),
       );
       return;
     }
@@ -92,11 +57,11 @@ export class LegacyStreamableHttp {
 
   private checkSession(res: Reply, headers: HeaderBag, principal: Principal | undefined, found: LegacyHttpSession | undefined, then: (s: LegacyHttpSession) => void): void {
     // Another principal's session does not exist for this one: a session id alone never authorizes (spec/2025-11-25/basic/authorization.mdx#token-requirements).
-    const s = found && this.t.owns(found.principal, principal) ? found : undefined;
-    if (!s) return this.t.invalidRequest(res, 404, "Not Found: unknown or terminated session; send initialize to start a new one", null);
+    const s = found && samePrincipal(found.principal, principal) ? found : undefined;
+    if (!s) return this.t.responder.invalidRequest(res, 404, "Not Found: unknown or terminated session; send initialize to start a new one", null);
     const wrong = legacyHeaderCheck({ header: (name) => one(headers[name]), served: this.t.core.eras });
-    if (wrong) return this.t.reject(res, wrong.status, wrong.error.code, wrong.error.message, null, wrong.revision);
-    this.t.shared?.touch(s);
+    if (wrong) return this.t.responder.reject(res, wrong.status, { code: wrong.error.code, message: wrong.error.message }, { id: null, revision: wrong.revision });
+    this.t.table.shared?.touch(s);
     then(s);
   }
 
@@ -105,10 +70,10 @@ export class LegacyStreamableHttp {
     let minting: LegacyHttpSession | undefined;
     if (!session) {
       const id = isObject(value) && isId(value.id) ? value.id : null;
-      if (this.sessions.size >= (this.t.options.maxSessions ?? 10_000)) return this.t.invalidRequest(res, 503, "Service Unavailable: too many sessions", id);
+      if (this.sessions.size >= this.t.maxSessions) return this.t.responder.invalidRequest(res, 503, "Service Unavailable: too many sessions", id);
       // 2024-11-05 had no Streamable HTTP; a client that negotiates it here still needs its state kept, so every
       // successful initialize gets a session. The id is cryptographically random, visible ASCII.
-      session = minting = new LegacyHttpSession(this.t, newSessionId());
+      session = minting = new LegacyHttpSession(this.t.table, newSessionId());
       // Bound to the principal that opened it, for its lifetime.
       session.principal = principal;
     }
@@ -129,7 +94,7 @@ export class LegacyStreamableHttp {
       },
       (err) => {
         s.active--;
-        this.t.internalError(res, err);
+        this.t.responder.internalError(res, err);
       },
     );
   }
@@ -137,10 +102,10 @@ export class LegacyStreamableHttp {
   get(req: Incoming, res: Reply, principal?: Principal): void {
     const headers = req.headers;
     // No session: nothing to stream (the modern era has no GET stream). spec/2026-07-28/basic/transports/streamable-http.mdx#backward-compatibility
-    if (headers["mcp-session-id"] === undefined || !this.t.servesLegacy) {
-      return this.t.invalidRequest(res, 405, "Method Not Allowed: GET needs a legacy session (Mcp-Session-Id)", null, { allow: "POST" });
+    if (headers["mcp-session-id"] === undefined || !this.served) {
+      return this.t.responder.invalidRequest(res, 405, "Method Not Allowed: GET needs a legacy session (Mcp-Session-Id)", null, { allow: "POST" });
     }
-    if (!parseAccept(one(headers.accept)).sse) return this.t.invalidRequest(res, 406, "Not Acceptable: a GET stream needs Accept: text/event-stream");
+    if (!parseAccept(one(headers.accept)).sse) return this.t.responder.invalidRequest(res, 406, "Not Acceptable: a GET stream needs Accept: text/event-stream");
     this.withSession(res, headers, principal, (session) => this.stream(req, res, session));
   }
 
@@ -151,57 +116,57 @@ export class LegacyStreamableHttp {
     const lastEventId = one(headers["last-event-id"]);
     // Resumption: replay what followed Last-Event-ID on the stream it names, and only there. spec/2025-11-25/basic/transports.mdx#resumability-and-redelivery
     const resumed = revision && lastEventId !== undefined && resumableStreams(revision) ? session.lookup(lastEventId) : undefined;
-    if (resumed === "unknown" && this.t.shared) {
+    if (resumed === "unknown" && this.t.table.shared) {
       const [n, after] = lastEventId!.split("-").map(Number);
-      const shared = this.t.shared;
+      const shared = this.t.table.shared;
       // A GET stream another process carried (its connection dropped there): the GET stream again, here; its
       // logged events after Last-Event-ID first. spec/2025-11-25/basic/transports.mdx#resumability-and-redelivery
       if (session.getStreams.includes(n)) {
-        if (session.stream && !session.stream.destroyed) return this.t.invalidRequest(res, 409, "Conflict: this session already has a GET stream");
+        if (session.stream && !session.stream.destroyed) return this.t.responder.invalidRequest(res, 409, "Conflict: this session already has a GET stream");
         shared.replay(session, n, after).then(
           (events) => this.openGetStream(res, session, revision, undefined, events),
-          (err) => this.t.internalError(res, err),
+          (err) => this.t.responder.internalError(res, err),
         );
         return;
       }
       // Shared sessions: a stream another process wrote, replayed from the event log and followed until it ends.
       shared
         .resumeRemote(session, n, after, res, () => {
-          this.t.startSse(res, 200, session);
-          res.once("close", () => this.t.untrack(res));
+          this.t.streams.start(res, 200, session.id);
+          res.once("close", () => this.t.streams.untrack(res));
         })
         .then(
           (known) => {
-            if (known === "busy") return this.t.invalidRequest(res, 409, "Conflict: that stream is already connected");
+            if (known === "busy") return this.t.responder.invalidRequest(res, 409, "Conflict: that stream is already connected");
             if (known) return;
-            this.t.startSse(res, 200, session);
-            this.t.untrack(res);
+            this.t.streams.start(res, 200, session.id);
+            this.t.streams.untrack(res);
             res.end();
           },
-          (err) => this.t.internalError(res, err),
+          (err) => this.t.responder.internalError(res, err),
         );
       return;
     }
     if (resumed === "unknown") {
       // A stream of this session that is no longer kept (or never was): nothing to replay, and the GET stream is not
       // what was asked for. The stream ends at once; a client that still waits for a response there will not get it.
-      this.t.startSse(res, 200, session);
-      this.t.untrack(res);
+      this.t.streams.start(res, 200, session.id);
+      this.t.streams.untrack(res);
       res.end();
       return;
     }
     if (resumed && resumed.stream !== session.standalone) {
-      if (resumed.stream.res && !resumed.stream.res.destroyed) return this.t.invalidRequest(res, 409, "Conflict: that stream is already connected");
-      this.t.startSse(res, 200, session);
-      res.once("close", () => this.t.untrack(res));
+      if (resumed.stream.res && !resumed.stream.res.destroyed) return this.t.responder.invalidRequest(res, 409, "Conflict: that stream is already connected");
+      this.t.streams.start(res, 200, session.id);
+      res.once("close", () => this.t.streams.untrack(res));
       // Shared sessions: a resumption of this stream that another process carries ends there (the newest connection
       // is the stream's). spec/2025-11-25/basic/transports.mdx#multiple-connections
-      this.t.shared?.publish(session.id, { t: "follow", n: resumed.stream.n });
+      this.t.table.shared?.publish(session.id, { t: "follow", n: resumed.stream.n });
       resumed.stream.resume(res, resumed.after);
       return;
     }
     // One GET stream per session, so that no message goes to two streams.
-    if (session.stream && !session.stream.destroyed) return this.t.invalidRequest(res, 409, "Conflict: this session already has a GET stream");
+    if (session.stream && !session.stream.destroyed) return this.t.responder.invalidRequest(res, 409, "Conflict: this session already has a GET stream");
     this.openGetStream(res, session, revision, resumed?.after);
   }
 
@@ -213,15 +178,15 @@ export class LegacyStreamableHttp {
     if (res.destroyed) return;
     session.stream = res;
     // Shared sessions: a GET stream of the session open on another process ends (the client's newest is the one).
-    this.t.shared?.publish(session.id, { t: "get" });
-    this.t.startSse(res, 200, session);
+    this.t.table.shared?.publish(session.id, { t: "get" });
+    this.t.streams.start(res, 200, session.id);
     if (revision && resumableStreams(revision)) {
       if (!session.standalone) {
         session.standalone = session.openStream(res, false);
         // Shared sessions: the stream's number is kept with the session, so that a GET resuming it may land anywhere.
-        if (this.t.shared) {
+        if (this.t.table.shared) {
           session.addGetStreams([session.standalone.n]);
-          void this.t.shared.change(session, { getStream: session.standalone.n });
+          void this.t.table.shared.change(session, { getStream: session.standalone.n });
         }
       }
       for (const e of replayed) res.write(e.text);
@@ -230,7 +195,7 @@ export class LegacyStreamableHttp {
     }
     for (const m of session.backlog.splice(0)) session.send(m);
     res.once("close", () => {
-      this.t.untrack(res);
+      this.t.streams.untrack(res);
       if (session.stream === res) session.stream = undefined;
       session.lastSeen = Date.now();
     });
@@ -238,19 +203,18 @@ export class LegacyStreamableHttp {
 
   delete(req: Incoming, res: Reply, principal?: Principal): void {
     const headers = req.headers;
-    if (headers["mcp-session-id"] === undefined || !this.t.servesLegacy) {
-      return this.t.invalidRequest(res, 405, "Method Not Allowed: DELETE needs a legacy session (Mcp-Session-Id)", null, { allow: "POST" });
+    if (headers["mcp-session-id"] === undefined || !this.served) {
+      return this.t.responder.invalidRequest(res, 405, "Method Not Allowed: DELETE needs a legacy session (Mcp-Session-Id)", null, { allow: "POST" });
     }
     this.withSession(res, headers, principal, (session) => {
-      this.sessions.delete(session.id);
-      session.terminate();
-      const shared = this.t.shared;
+      this.t.table.discard(session);
+      const shared = this.t.table.shared;
       if (!shared) return void res.writeHead(200).end();
       // Shared sessions: answered once the store has forgotten it and every process was told, so that no process
       // serves it after the client saw its DELETE succeed (spec/2025-11-25/basic/transports.mdx#session-management).
       shared.terminateEverywhere(session).then(
         () => res.writeHead(200).end(),
-        (err) => this.t.invalidRequest(res, 503, `Service Unavailable: the session could not be ended everywhere (${(err as Error)?.message ?? err}); try again`, null),
+        (err) => this.t.responder.invalidRequest(res, 503, `Service Unavailable: the session could not be ended everywhere (${(err as Error)?.message ?? err}); try again`, null),
       );
     });
   }

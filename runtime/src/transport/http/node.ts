@@ -7,8 +7,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import type { ProtocolCore } from "../../protocol/core.js";
 import type { Incoming } from "./io.js";
-import { HttpEndpoint, type CloseOptions } from "./endpoint.js";
-import type { HandlerOptions, HttpOptions } from "./options.js";
+import { HttpEndpoint } from "./endpoint.js";
+import type { CloseOptions, HandlerOptions, HttpOptions } from "./options.js";
 import { isLoopbackAddress, warnIfOpen } from "./security.js";
 
 export interface HttpHandle {

@@ -1,6 +1,16 @@
 import type { AuthorizationOptions } from "./authorization.js";
 
 /** Options of the HTTP side of the runtime: the endpoint (every entry point) and serveHttp's bind. */
+
+/** The HTTP+SSE transport's default paths (HandlerOptions.ssePath, messagesPath). spec/2024-11-05/basic/transports.mdx#http-with-sse */
+export const DEFAULT_SSE_PATH = "/sse";
+export const DEFAULT_MESSAGES_PATH = "/messages";
+
+export interface CloseOptions {
+  /** How long requests being answered may take to finish before their sessions end. Default 0: end at once. */
+  drainMs?: number;
+}
+
 /** Options of the MCP endpoint, however it is served (serveHttp, nodeHandler, fetchHandler). */
 export interface HandlerOptions {
   /**
@@ -42,7 +52,10 @@ export interface HandlerOptions {
   messagesPath?: string;
   /** A legacy session unused this long (no request, no open stream) is terminated. Default 30 minutes. */
   sessionIdleMs?: number;
-  /** Most concurrent legacy sessions; initialize beyond it gets 503. Default 10 000. */
+  /**
+   * Most concurrent legacy Streamable HTTP sessions (2025-03-26 to 2025-11-25) held by this endpoint; initialize beyond
+   * it gets 503. HTTP+SSE (2024-11-05, `legacySse`) sessions are not counted. Default 10 000.
+   */
   maxSessions?: number;
   /**
    * Legacy sessions keep the events of their SSE streams so that a client can resume a dropped stream (Last-Event-ID):

@@ -1,8 +1,12 @@
-/** Answers the endpoint gives without a Connection: JSON-RPC error bodies with an HTTP status, and 500s. */
-import type { Revision } from "../../rules.js";
+/** Answers the endpoint gives without a Connection: JSON-RPC error bodies with an HTTP status, 500s and refusals. */
+import { type Revision, errorCode } from "../../rules.js";
 import { errorResponse } from "../../wire/errors.js";
-import type { RequestId } from "../../wire/jsonrpc.js";
+import { fixedHttpStatus } from "../../wire/http-status.js";
+import type { JsonRpcMessage, RequestId } from "../../wire/jsonrpc.js";
+import type { AuthorizationError } from "./authorization.js";
 import type { Reply } from "./io.js";
+
+type Headers = Record<string, string>;
 
 /** Report a failure of the runtime's own on stderr (console.error where a platform has no process.stderr). */
 export function logError(err: unknown): void {
@@ -12,12 +16,85 @@ export function logError(err: unknown): void {
   else console.error(text.trimEnd());
 }
 
-/** Answer with `status` and a JSON-RPC error (its id form by `revision`'s rules), unless the response is under way. */
-export function replyError(res: Reply, status: number, revision: Revision, code: number, message: string, id?: RequestId | null, headers?: Record<string, string>, data?: unknown): void {
+/** A JSON-RPC error as an HTTP answer: `code`, `message` and `data` of the error, its id form by `revision`'s rules. */
+export interface ErrorAnswer {
+  revision: Revision;
+  code: number;
+  message: string;
+  id?: RequestId | null;
+  data?: unknown;
+  headers?: Headers;
+}
+
+/** Answer with `status` and a JSON-RPC error, unless the response is under way. */
+export function replyError(res: Reply, status: number, answer: ErrorAnswer): void {
   if (res.headersSent || res.destroyed) return;
-  const body = JSON.stringify(errorResponse(revision, id, code, message, data));
+  const body = JSON.stringify(errorResponse(answer.revision, answer.id, answer.code, answer.message, answer.data));
+  const headers = answer.headers;
   if (headers) for (const k in headers) res.setHeader(k, headers[k]);
   res.statusCode = status;
   res.setHeader("content-type", "application/json");
   res.end(body);
+}
+
+/** The error of a rejection: its JSON-RPC code, message and data. */
+export interface Rejection {
+  code: number;
+  message: string;
+  data?: unknown;
+}
+
+/**
+ * The endpoint's answers that no Connection gives: rejections before a message reaches one, 500s, authorization
+ * refusals, and the HTTP status of a response message. Errors not tied to a negotiated revision take the form of
+ * `fallback`, the newest served revision.
+ */
+export class Responder {
+  constructor(private readonly fallback: Revision) {}
+
+  /** Answer `status` with `error` (id and revision default: null and the fallback revision). */
+  reject(res: Reply, status: number, error: Rejection, how: { id?: RequestId | null; revision?: Revision; headers?: Headers } = {}): void {
+    replyError(res, status, { revision: how.revision ?? this.fallback, code: error.code, message: error.message, id: how.id, data: error.data, headers: how.headers });
+  }
+
+  /** Answer `status` with -32600 (Invalid Request) and `message`. */
+  invalidRequest(res: Reply, status: number, message: string, id?: RequestId | null, headers?: Headers): void {
+    this.reject(res, status, { code: errorCode(this.fallback, "INVALID_REQUEST")!, message }, { id, headers });
+  }
+
+  /** Answer `status` with -32700 (Parse error) and `message`. */
+  parseError(res: Reply, message: string): void {
+    this.reject(res, 400, { code: errorCode(this.fallback, "PARSE_ERROR")!, message });
+  }
+
+  /** A failure of the runtime's own: logged, answered 500 if nothing was sent yet, else the response ends. */
+  internalError(res: Reply, err: unknown): void {
+    logError(err);
+    if (!res.headersSent && !res.destroyed) this.reject(res, 500, { code: errorCode(this.fallback, "INTERNAL_ERROR")!, message: "Internal error" });
+    else if (!res.writableEnded) res.end();
+  }
+
+  /**
+   * Answer a refused authorization: its status, `WWW-Authenticate` challenge (`challenge(err)`) and a JSON-RPC error
+   * body; 503 (the token cannot be verified now) has no challenge. spec/2025-11-25/basic/authorization.mdx#error-handling
+   */
+  refuse(res: Reply, err: AuthorizationError, challenge: (err: AuthorizationError) => string, id: RequestId | null = null): void {
+    if (err.status === 503) {
+      logError(err.message);
+      return this.invalidRequest(res, 503, `Service Unavailable: ${err.message}`, id, { "retry-after": "5" });
+    }
+    const what = err.status === 401 ? "Unauthorized" : err.status === 403 ? "Forbidden" : "Bad Request";
+    const data = err.error ? { error: err.error, ...(err.scope?.length ? { scope: err.scope.join(" ") } : {}) } : undefined;
+    this.reject(res, err.status, { code: errorCode(this.fallback, "INVALID_REQUEST")!, message: `${what}: ${err.message}`, data }, { id, headers: { "www-authenticate": challenge(err) } });
+  }
+
+  /** The HTTP status of a response message under `revision`'s rules (errors the spec gives a status; else 200). */
+  statusFor(message: JsonRpcMessage | JsonRpcMessage[], revision: Revision): number {
+    if (Array.isArray(message) || !("error" in message)) return 200;
+    // An error without an id answers a message the server could not accept (no id could be read, a rejected batch,
+    // an invalid notification): an HTTP error status. spec/2025-11-25/basic/transports.mdx#sending-messages-to-the-server,
+    // spec/2026-07-28/basic/transports/streamable-http.mdx#sending-messages
+    if (message.id === undefined || message.id === null) return 400;
+    return fixedHttpStatus(revision, (message as { error: { code: number } }).error.code) ?? 200;
+  }
 }

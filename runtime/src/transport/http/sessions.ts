@@ -3,11 +3,13 @@
  * stream, and its resumable SSE streams. spec/2025-11-25/basic/transports.mdx#session-management
  */
 import type { Connection, Sink } from "../../protocol/connection.js";
-import type { JsonRpcMessage } from "../../wire/jsonrpc.js";
-import type { HttpEndpoint } from "./endpoint.js";
+import type { ProtocolCore } from "../../protocol/core.js";
+import type { Principal } from "../../protocol/request.js";
+import type { SessionChange } from "../../state/sessions.js";
+import type { JsonRpcMessage, JsonRpcResponse } from "../../wire/jsonrpc.js";
 import type { Reply } from "./io.js";
 import { sseEvent } from "./sse.js";
-import type { Principal } from "../../protocol/request.js";
+import type { StreamRegistry } from "./streams.js";
 
 const LEGACY: { transport: "http"; era: "legacy" } = { transport: "http", era: "legacy" };
 
@@ -45,6 +47,42 @@ const SESSION_LOG_CHARS = 4 * 1024 * 1024;
 /** The SSE `retry` (ms) sent with a priming event: how long a client waits before reconnecting. */
 const SSE_RETRY_MS = 1000;
 
+/** The characters of SSE events kept for replay across the endpoint's sessions (HandlerOptions.replayBufferBytes). */
+export class ReplayBudget {
+  private used = 0;
+  constructor(private readonly limit: number) {}
+
+  /** Room for `chars` more characters of replay log: taken, or false (the event is sent but not kept). */
+  reserve(chars: number): boolean {
+    if (this.used + chars > this.limit) return false;
+    this.used += chars;
+    return true;
+  }
+
+  release(chars: number): void {
+    this.used -= chars;
+  }
+}
+
+/** What a session asks of the shared session store, when one is configured (shared-sessions.ts). */
+export interface SessionSharing {
+  /** This process, as the prefix of its server→client request ids. */
+  readonly origin: string;
+  change(s: LegacyHttpSession, change: SessionChange): Promise<void>;
+  publish(id: string, message: { t: "response"; message: JsonRpcResponse } | { t: "out"; message: JsonRpcMessage }): void;
+  logEvent(s: LegacyHttpSession, n: number, seq: number, text: string): void;
+  endStream(s: LegacyHttpSession, n: number): void;
+  leave(id: string): void;
+}
+
+/** What a session needs of the endpoint that holds it (session-table.ts). */
+export interface SessionHost {
+  readonly core: ProtocolCore;
+  readonly streams: StreamRegistry;
+  readonly replay: ReplayBudget;
+  readonly shared?: SessionSharing;
+}
+
 /**
  * One SSE stream of a legacy session whose revision makes streams resumable. Every event carries the id
  * `<stream>-<seq>`, unique across the session's streams, and stays in a bounded log so that a client whose
@@ -74,7 +112,7 @@ export class SessionStream {
     const res = this.res;
     this.res = undefined;
     if (res && !res.writableEnded) {
-      this.session.t.untrack(res);
+      this.session.host.streams.untrack(res);
       res.end();
     }
   }
@@ -95,7 +133,7 @@ export class SessionStream {
     if (this.log.length >= STREAM_LOG_EVENTS) this.session.dropOldest(this);
     if (this.session.reserve(this, text.length)) this.log.push({ seq, text });
     // Shared sessions: kept where another process can replay it (a GET with Last-Event-ID may land anywhere).
-    this.session.t.shared?.logEvent(this.session, this.n, seq, text);
+    this.session.host.shared?.logEvent(this.session, this.n, seq, text);
     const res = this.res;
     if (res && !res.destroyed) res.write(text);
   }
@@ -104,10 +142,10 @@ export class SessionStream {
   end(): void {
     this.ended = true;
     this.session.ended(this);
-    this.session.t.shared?.endStream(this.session, this.n);
+    this.session.host.shared?.endStream(this.session, this.n);
     const res = this.res;
     if (res && !res.destroyed) {
-      this.session.t.untrack(res);
+      this.session.host.streams.untrack(res);
       res.end();
     }
   }
@@ -117,7 +155,7 @@ export class SessionStream {
     this.attach(res);
     for (const e of this.log) if (e.seq > after) res.write(e.text);
     if (this.ended) {
-      this.session.t.untrack(res);
+      this.session.host.streams.untrack(res);
       res.end();
     }
   }
@@ -152,11 +190,11 @@ export class LegacyHttpSession implements Sink {
   private logChars = 0;
 
   constructor(
-    readonly t: HttpEndpoint,
+    readonly host: SessionHost,
     readonly id: string,
   ) {
-    const shared = t.shared;
-    this.connection = t.core.connect(
+    const shared = host.shared;
+    this.connection = host.core.connect(
       this,
       shared
         ? {
@@ -175,14 +213,14 @@ export class LegacyHttpSession implements Sink {
   /** A message for the session's GET stream: written where it is open here; shared sessions: else wherever it is open. */
   send(message: JsonRpcMessage): void {
     if (this.writeToGetStream(message)) return;
-    if (this.t.shared) return this.t.shared.publish(this.id, { t: "out", message });
+    if (this.host.shared) return this.host.shared.publish(this.id, { t: "out", message });
     if (this.backlog.length >= 1000) this.backlog.shift();
     this.backlog.push(message);
   }
 
   /** A change notification: every process sharing the session hears the event itself, so it is never forwarded. */
   sendEvent(message: JsonRpcMessage): void {
-    if (this.writeToGetStream(message) || this.t.shared) return;
+    if (this.writeToGetStream(message) || this.host.shared) return;
     if (this.backlog.length >= 1000) this.backlog.shift();
     this.backlog.push(message);
   }
@@ -199,7 +237,7 @@ export class LegacyHttpSession implements Sink {
   /** A new resumable stream carried by `res`, primed if the revision asks for it. */
   openStream(res: Reply, prime: boolean): SessionStream {
     // Shared sessions: stream numbers unique among the processes (event ids are `<stream>-<seq>`).
-    const stream = new SessionStream(this, this.t.shared ? randomStreamNumber() : ++this.nextStream);
+    const stream = new SessionStream(this, this.host.shared ? randomStreamNumber() : ++this.nextStream);
     this.streams.set(stream.n, stream);
     stream.attach(res);
     if (prime) stream.write();
@@ -226,7 +264,7 @@ export class LegacyHttpSession implements Sink {
       if (!victim) break;
       this.dropOldest(victim);
     }
-    if (!this.t.reserveReplay(chars)) return false;
+    if (!this.host.replay.reserve(chars)) return false;
     this.logChars += chars;
     return true;
   }
@@ -236,7 +274,7 @@ export class LegacyHttpSession implements Sink {
     const e = stream.log.shift();
     if (!e) return;
     this.logChars -= e.text.length;
-    this.t.releaseReplay(e.text.length);
+    this.host.replay.release(e.text.length);
   }
 
   /** The stream a Last-Event-ID names (`<stream>-<seq>`): found, unknown (a well-formed id of no kept stream), or malformed. */
@@ -256,18 +294,18 @@ export class LegacyHttpSession implements Sink {
 
   /** End the session here: its connection, streams and logs (shared sessions: this process's copy; DELETE ends the rest). */
   terminate(): void {
-    this.t.shared?.leave(this.id);
+    this.host.shared?.leave(this.id);
     this.connection.close();
     const s = this.stream;
     this.stream = undefined;
     if (s) {
-      this.t.untrack(s);
+      this.host.streams.untrack(s);
       s.end();
     }
     for (const stream of this.streams.values()) {
       const res = stream.res;
       if (res && !res.writableEnded) {
-        this.t.untrack(res);
+        this.host.streams.untrack(res);
         res.end();
       }
       while (stream.log.length) this.dropOldest(stream);

@@ -20,9 +20,9 @@ import type { Principal } from "../../protocol/request.js";
 import type { BusMessage, MessageBus } from "../../state/bus.js";
 import { type EventLog, type LoggedEvent, type SessionChange, type SessionRecord, type SessionStore, applySessionChange } from "../../state/sessions.js";
 import type { JsonRpcMessage, JsonRpcResponse } from "../../wire/jsonrpc.js";
-import type { HttpEndpoint } from "./endpoint.js";
 import type { Reply } from "./io.js";
-import { LegacyHttpSession } from "./sessions.js";
+import { RemoteStreams } from "./remote-streams.js";
+import { LegacyHttpSession, type SessionHost } from "./sessions.js";
 
 type SessionMessage =
   | { t: "change"; change: SessionChange }
@@ -34,14 +34,9 @@ type SessionMessage =
   | { t: "follow"; n: number }
   | { t: "terminate" };
 
-/** A resumed stream carried here for another process's stream: events up to `seq` written; live ones wait while the log is replayed. */
-interface Follower {
-  res: Reply;
-  seq: number;
-  replaying: boolean;
-  buffered: LoggedEvent[];
-  /** The stream's end arrived while the log was read: it ends once the replay and the buffered events are written. */
-  ended?: boolean;
+/** The sessions held here, as SharedSessions sees them: it restores sessions into them and ends those ended elsewhere. */
+export interface SessionsHere extends SessionHost {
+  readonly sessions: Map<string, LegacyHttpSession>;
 }
 
 const warn = (what: string) => (err: unknown) => process.stderr.write(`mcp runtime: shared sessions: ${what}: ${(err as Error)?.message ?? err}\n`);
@@ -50,15 +45,21 @@ export class SharedSessions {
   /** This process, as the sender of bus messages (its own come back and are dropped). */
   readonly origin = randomId();
   private readonly joined = new Map<string, () => void>();
-  /** Resumed streams this process carries for another process's stream: session → stream number → reply. */
-  private readonly followers = new Map<string, Map<number, Follower>>();
+  /** Resumed streams this process carries for another process's stream. */
+  private readonly remote: RemoteStreams;
 
   constructor(
-    private readonly t: HttpEndpoint,
+    private readonly here: SessionsHere,
     readonly store: SessionStore & EventLog,
     private readonly bus: MessageBus,
     private readonly idleMs: number,
-  ) {}
+  ) {
+    this.remote = new RemoteStreams({
+      log: store,
+      announceFollow: (id, n) => this.publish(id, { t: "follow", n }),
+      untrack: (res) => here.streams.untrack(res),
+    });
+  }
 
   private channel(id: string): string {
     return `session:${id}`;
@@ -121,7 +122,7 @@ export class SharedSessions {
     if (this.endedIds.has(s.id)) return false;
     if (await this.store.has(s.id)) return true;
     this.ended(s.id);
-    if (this.t.legacy.sessions.get(s.id) === s) this.t.legacy.sessions.delete(s.id);
+    if (this.here.sessions.get(s.id) === s) this.here.sessions.delete(s.id);
     s.terminate();
     return false;
   }
@@ -147,13 +148,12 @@ export class SharedSessions {
   leave(id: string): void {
     this.joined.get(id)?.();
     this.joined.delete(id);
-    for (const f of this.followers.get(id)?.values() ?? []) this.endFollower(f.res);
-    this.followers.delete(id);
+    this.remote.leave(id);
   }
 
   /**
-   * The session `id` opened on another process, restored here from the store for `principal` (undefined: unknown,
-   * expired, or another principal's; the caller answers 404).
+   * The session `id` opened on another process, restored here from the store (undefined: unknown, expired or ended;
+   * the caller answers 404). Whose it is stays the caller's check (the restored session keeps its principal).
    */
   async restore(id: string): Promise<LegacyHttpSession | undefined> {
     if (this.endedIds.has(id)) return undefined;
@@ -176,17 +176,17 @@ export class SharedSessions {
     // The changes heard meanwhile, applied over the read (those the read already has are applied again: they commute).
     const record = stored && heard.reduce(applySessionChange, stored);
     if (this.endedIds.has(id)) return undefined;
-    const existing = this.t.legacy.sessions.get(id);
+    const existing = this.here.sessions.get(id);
     if (existing) return existing;
     if (!record) return undefined;
-    const s = new LegacyHttpSession(this.t, id);
+    const s = new LegacyHttpSession(this.here, id);
     if (record.principal) s.principal = { subject: record.principal.subject, clientId: record.principal.clientId, scopes: [], claims: {} } as Principal;
     const { id: _id, principal: _principal, getStreams, ...state } = record;
     s.connection.restoreSession(state);
     s.addGetStreams(getStreams);
     s.registered = true;
     s.touched = Date.now();
-    this.t.legacy.sessions.set(id, s);
+    this.here.sessions.set(id, s);
     this.join(s);
     return s;
   }
@@ -234,53 +234,8 @@ export class SharedSessions {
    * its live events until it ends. False when the log does not know the stream, "busy" when this process carries it
    * already on another connection (nothing was written to `res`).
    */
-  async resumeRemote(s: LegacyHttpSession, n: number, after: number, res: Reply, start: () => void): Promise<boolean | "busy"> {
-    // Follow first, then read: an event kept after the read arrives live; one kept before is in the read.
-    let byStream = this.followers.get(s.id);
-    if (!byStream) this.followers.set(s.id, (byStream = new Map()));
-    // One connection per stream, as for a stream of this process (409): a second follower would replace the first,
-    // which would then never hear the stream's end and stay open for ever.
-    const current = byStream.get(n);
-    if (current && !current.res.destroyed && !current.res.writableEnded) return "busy";
-    const follower: Follower = { res, seq: after, replaying: true, buffered: [] };
-    byStream.set(n, follower);
-    // A connection carrying the stream on another process (the writer's, or another resumption) ends: one connection
-    // per stream across the processes, the newest. spec/2025-11-25/basic/transports.mdx#multiple-connections
-    this.publish(s.id, { t: "follow", n });
-    const log = await this.store.read(s.id, n, after).catch((err: unknown) => {
-      byStream.delete(n);
-      throw err;
-    });
-    if (!log) {
-      byStream.delete(n);
-      return false;
-    }
-    start();
-    res.once("close", () => {
-      if (byStream.get(n) === follower) byStream.delete(n);
-    });
-    for (const e of log.events) this.writeFollower(follower, e);
-    follower.replaying = false;
-    for (const e of follower.buffered.splice(0)) this.writeFollower(follower, e);
-    if (log.ended || follower.ended) this.endFollower(res);
-    return true;
-  }
-
-  private push(f: Follower, e: LoggedEvent): void {
-    if (f.replaying) f.buffered.push(e);
-    else this.writeFollower(f, e);
-  }
-
-  private writeFollower(f: Follower, e: LoggedEvent): void {
-    if (e.seq <= f.seq || f.res.destroyed) return;
-    f.seq = e.seq;
-    f.res.write(e.text);
-  }
-
-  private endFollower(res: Reply): void {
-    if (res.writableEnded) return;
-    this.t.untrack(res);
-    res.end();
+  resumeRemote(s: LegacyHttpSession, n: number, after: number, res: Reply, start: () => void): Promise<boolean | "busy"> {
+    return this.remote.resume(s.id, n, after, res, start);
   }
 
   private receive(s: LegacyHttpSession, m: SessionMessage & { o?: string }): void {
@@ -296,29 +251,14 @@ export class SharedSessions {
       case "out":
         s.writeToGetStream(m.message);
         return;
-      case "event": {
-        const f = this.followers.get(s.id)?.get(m.n);
-        if (f) this.push(f, { seq: m.seq, text: m.text });
+      case "event":
+        this.remote.event(s.id, m.n, { seq: m.seq, text: m.text });
         return;
-      }
-      case "end": {
-        const f = this.followers.get(s.id)?.get(m.n);
-        if (!f) return;
-        // Still reading the log: its events (and those buffered meanwhile, the response among them) go out first.
-        if (f.replaying) {
-          f.ended = true;
-          return;
-        }
-        this.followers.get(s.id)!.delete(m.n);
-        this.endFollower(f.res);
+      case "end":
+        this.remote.end(s.id, m.n);
         return;
-      }
       case "follow": {
-        const f = this.followers.get(s.id)?.get(m.n);
-        if (f) {
-          this.followers.get(s.id)!.delete(m.n);
-          this.endFollower(f.res);
-        }
+        this.remote.followed(s.id, m.n);
         // This process's own stream: its connection ends, the stream (and its log) stays.
         const own = s.lookup(`${m.n}-0`);
         if (own && own !== "unknown" && own.stream !== s.standalone) own.stream.detach();
@@ -331,13 +271,13 @@ export class SharedSessions {
         const res = s.stream;
         if (!res || res.writableEnded) return;
         s.stream = undefined;
-        this.t.untrack(res);
+        this.here.streams.untrack(res);
         res.end();
         return;
       }
       case "terminate":
         this.ended(s.id);
-        this.t.legacy.sessions.delete(s.id);
+        this.here.sessions.delete(s.id);
         s.terminate();
         // Events this process logged just before the DELETE (written to the client first, kept in Redis after) may
         // have reached the store after its delete: drop them again, ordered after them on this process's connection.

@@ -1,0 +1,47 @@
+/** The checks every POST passes before its era matters: Content-Type, Accept, the body's size and its JSON. */
+import { isJsonType, one, type Accept } from "./body.js";
+import type { Incoming, Reply } from "./io.js";
+import type { Responder } from "./respond.js";
+
+const utf8 = new TextDecoder();
+
+export class JsonBodies {
+  /** @param maxBody the largest accepted body in bytes (HandlerOptions.maxBodyBytes). */
+  constructor(
+    private readonly responder: Responder,
+    private readonly maxBody: number,
+  ) {}
+
+  /** The POST's JSON body to `done`, or the answer why there is none (415, 406, 413, 400, -32700). */
+  read(req: Incoming, res: Reply, accept: Accept, done: (value: unknown) => void): void {
+    const responder = this.responder;
+    if (!isJsonType(one(req.headers["content-type"]))) return responder.invalidRequest(res, 415, "Unsupported Media Type: Content-Type must be application/json");
+    if (!accept.json && !accept.sse) return responder.invalidRequest(res, 406, "Not Acceptable: Accept must allow application/json or text/event-stream");
+    const accepted = (value: unknown) => {
+      try {
+        done(value);
+      } catch (err) {
+        responder.internalError(res, err);
+      }
+    };
+    if (req.parsedBody !== undefined) return accepted(req.parsedBody);
+    const limit = this.maxBody;
+    // Past the limit: 413 with a JSON-RPC body, and the connection closed after it.
+    const tooLarge = () => responder.invalidRequest(res, 413, `Payload Too Large: the body exceeds ${limit} bytes`, null, { connection: "close" });
+    req.readBody(
+      limit,
+      (body) => {
+        let value: unknown;
+        try {
+          value = JSON.parse(utf8.decode(body));
+        } catch (err) {
+          return responder.parseError(res, `Parse error: ${(err as Error).message}`);
+        }
+        accepted(value);
+      },
+      tooLarge,
+      // The body could not be read (its stream failed, or another handler consumed it): 400, never silence.
+      (err) => responder.invalidRequest(res, 400, `Bad Request: the body could not be read (${(err as Error)?.message ?? err})`),
+    );
+  }
+}
