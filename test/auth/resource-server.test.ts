@@ -319,6 +319,42 @@ describe("tasks bound to the principal", () => {
     }
   });
 
+  // Holds the owner check of subscriptions/listen taskIds (protocol/listen.ts): a task id is no capability to watch
+  // another principal's task. spec/extensions/tasks/modelcontextprotocol-ext-tasks/specification/2026-07-28/tasks.md#security-considerations
+  it("2026-07-28: subscriptions/listen with another principal's taskId gets no notifications/tasks; the owner's listen does", async () => {
+    const server = createServer({ name: "listen-owner", version: "1.0.0" });
+    server.tool({
+      name: "slow",
+      taskSupport: "optional",
+      inputSchema: { type: "object" },
+      handler: () => new Promise((r) => setTimeout(() => r({ content: [{ type: "text" as const, text: "alice's secret" }] }), 600)),
+    });
+    const principals: Record<string, { subject: string; clientId?: string; scopes: string[]; claims: Record<string, unknown> }> = {
+      alice: { subject: "alice", clientId: "app", scopes: [], claims: { sub: "alice", client_id: "app" } },
+      bob: { subject: "bob", clientId: "app", scopes: [], claims: { sub: "bob", client_id: "app" } },
+    };
+    const h = await server.serveHttp({ port: 0, quiet: true, authorization: { issuer: "https://issuer.invalid", verify: (token) => principals[token] } });
+    try {
+      const post = (token: string, method: string, params: Record<string, unknown>, options: { until?: (e: { data: string }[]) => boolean; timeoutMs?: number } = {}) => {
+        const { body, headers } = modernRequest(1, method, params, tasksMeta);
+        return raw(h.url, { headers: { ...headers, ...bearer(token) }, body, ...options });
+      };
+      const created = (await post("alice", "tools/call", { name: "slow", arguments: {} })).messages[0].result;
+      expect(created.resultType).toBe("task");
+      const completed = (events: { data: string }[]) => events.some((e) => e.data.includes('"completed"'));
+      const watch = { notifications: { taskIds: [created.taskId] } };
+      const [own, stolen] = await Promise.all([
+        post("alice", "subscriptions/listen", watch, { until: completed, timeoutMs: 5000 }),
+        post("bob", "subscriptions/listen", watch, { until: completed, timeoutMs: 2000 }),
+      ]);
+      expect(own.messages.find((m) => m.method === "notifications/tasks" && m.params.status === "completed")?.params).toMatchObject({ taskId: created.taskId });
+      expect(stolen.messages.filter((m) => m.method === "notifications/tasks")).toEqual([]);
+      expect(stolen.text).not.toContain("alice's secret");
+    } finally {
+      await h.close();
+    }
+  });
+
   it("a task of one wire form does not exist for the other, even for its own principal (2026-07-28 task, 2025-11-25 tasks/get)", async () => {
     const alice = await as.clientCredentials(url, "tools:read", "cc-alice");
     const created = (await call(alice, "tools/call", { name: "job", arguments: {} }, tasksMeta)).messages[0].result;
@@ -437,7 +473,8 @@ describe("other verifiers and configurations", () => {
       const ok = await raw(h.url, { headers: { ...headers, ...bearer(opaque) }, body });
       expect(ok.status).toBe(200);
       expect(JSON.parse(ok.messages[0].result.content[0].text).subject).toBe("cc-alice");
-      // A token for another resource, active at the issuer, is still not for this server.
+      // A JWT (another resource's token): the introspection endpoint refuses it (unsupported_token_type). The audience
+      // check of an introspected token is held by the next test.
       const jwt = await as.clientCredentials(url, "tools:read");
       const wrong = await raw(h.url, { headers: { ...headers, ...bearer(jwt) }, body });
       expect(wrong.status).toBe(401);
@@ -447,6 +484,27 @@ describe("other verifiers and configurations", () => {
       expect(junk.json.error.message).toMatch(/not active/);
     } finally {
       await h.close();
+    }
+  });
+
+  // Holds the audience check of introspected tokens (transport/http/authorization.ts, introspect: claims.aud): the
+  // token is opaque, active, of this issuer and introspected fine; only its audience is another server's.
+  // spec/2025-11-25/basic/authorization.mdx#token-audience-binding-and-validation
+  it("RFC 7662 introspection: an active opaque token of this issuer for another audience is 401 invalid_token (audience)", async () => {
+    const opaque = await as.clientCredentials(OPAQUE_RESOURCE, "tools:read");
+    const serve = (audience: string) => authFixture().serveHttp({ port: 0, quiet: true, authorization: { issuer: as.issuer, audience, introspection: RS_CLIENT } });
+    const [right, elsewhere] = await Promise.all([serve(OPAQUE_RESOURCE), serve("urn:test:another-opaque-server")]);
+    try {
+      const { body, headers } = modernRequest(1, "tools/call", { name: "whoami", arguments: {} });
+      const ok = await raw(right.url, { headers: { ...headers, ...bearer(opaque) }, body });
+      expect(ok.status).toBe(200);
+      const wrong = await raw(elsewhere.url, { headers: { ...headers, ...bearer(opaque) }, body });
+      expect(wrong.status).toBe(401);
+      expect(challenge(wrong.headers["www-authenticate"]).error).toBe("invalid_token");
+      expect(wrong.json.error.message).toMatch(/audience/);
+      expect(wrong.text).not.toContain("cc-alice");
+    } finally {
+      await Promise.all([right.close(), elsewhere.close()]);
     }
   });
 

@@ -28,7 +28,6 @@ import { request as httpRequest } from "node:http";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from "vitest";
 import { ClientError, McpClient, StreamableHttpClientTransport } from "../../runtime/dist/index.js";
-import * as rules from "../../out/rules.js";
 import { ROOT } from "../helpers.js";
 import { POSTGRES_URL, REDIS_URL, hasNginx, hasPostgres, hasRedis } from "../services.js";
 import { type McpProcess, type Rig, TEMPLATE, scaffoldRigProject, sharedEnv, startProcess, startRig } from "./rig.js";
@@ -36,8 +35,8 @@ import { type McpProcess, type Rig, TEMPLATE, scaffoldRigProject, sharedEnv, sta
 const MODERN = "2026-07-28";
 /** The legacy revisions the official SDK 1.x client speaks over Streamable HTTP. */
 const LEGACY_REVISIONS = ["2025-03-26", "2025-06-18", "2025-11-25"];
-/** Whether the client may be asked for elicitation in `revision` (2025-03-26 has sampling, not elicitation). */
-const elicits = (revision: string) => rules.hasCapability(revision as rules.Revision, "client", "elicitation");
+/** Whether the client may be asked for elicitation in `revision`: by hand, new in spec/2025-06-18/client/elicitation.mdx (2025-03-26 has sampling, not elicitation). */
+const elicits = (revision: string) => ["2025-06-18", "2025-11-25", "2026-07-28"].includes(revision);
 const TASKS = "io.modelcontextprotocol/tasks";
 /** The task lease: renewed every third of it, so a loaded machine's late renewal (the load runs meanwhile) is not a lost process. */
 const LEASE_MS = 5000;

@@ -91,21 +91,94 @@ describe("error codes", () => {
   });
 });
 
+/**
+ * Every prose rule of generator/overlay.ts, as literal values per revision in the order of ALL, written by hand from
+ * the spec pages (spec/<revision>/...), never read from the overlay: a change of the overlay
+ * that the spec does not back fails here. Lists are compared as sets (their order carries no rule).
+ */
+const F = false;
+const T = true;
+const PINS: Record<string, readonly unknown[]> = {
+  // 2025-03-26/basic/index.mdx#batching (MUST support receiving batches); 2025-06-18/changelog.mdx#major-changes (removed).
+  supportsBatches: [F, T, F, F, F],
+  // 2025-11-25/schema.mdx#jsonrpcerrorresponse (id optional) and basic/index.mdx#error-responses; earlier: id null.
+  parseErrorOmitsId: [F, F, F, T, T],
+  // <rev>/server/resources.mdx#error-handling: -32002 up to 2025-11-25; -32602 in 2026-07-28 (and changelog.mdx#major-changes).
+  resourceNotFoundCode: [-32002, -32002, -32002, -32002, -32602],
+  // 2025-06-18/server/tools.mdx#error-handling (protocol error); 2025-11-25/server/tools.mdx#error-handling (isError result).
+  toolInputErrorsAsResult: [F, F, F, T, T],
+  // 2025-06-18/server/tools.mdx#structured-content (JSON object); 2026-07-28/server/tools.mdx#structured-content (any JSON value).
+  structuredContentMustBeObject: [F, F, T, T, F],
+  // 2025-11-25/basic/index.mdx#_meta (io.modelcontextprotocol/ prefix reserved); absent before.
+  reservesMetaPrefix: [F, F, F, T, T],
+  // 2024-11-05/basic/transports.mdx (stdio, #http-with-sse); 2025-03-26/basic/transports.mdx#streamable-http (replaces HTTP+SSE);
+  // 2026-07-28/basic/transports/index.mdx (stdio, Streamable HTTP; HTTP+SSE only as deprecated backward compatibility).
+  transports: [
+    ["stdio", "http+sse"],
+    ["stdio", "streamable-http"],
+    ["stdio", "streamable-http"],
+    ["stdio", "streamable-http"],
+    ["stdio", "streamable-http"],
+  ],
+  // 2024-11-05: HTTP+SSE defines no header. 2025-03-26/basic/transports.mdx#session-management, #resumability-and-redelivery;
+  // 2025-06-18/basic/transports.mdx#protocol-version-header; 2026-07-28/basic/transports/streamable-http.mdx#protocol-version-header,
+  // #standard-request-headers, #custom-headers-from-tool-parameters, #earlier-streamable-http-revisions (no session, no Last-Event-ID).
+  httpHeaders: [
+    [],
+    ["Mcp-Session-Id", "Last-Event-ID"],
+    ["Mcp-Session-Id", "MCP-Protocol-Version", "Last-Event-ID"],
+    ["Mcp-Session-Id", "MCP-Protocol-Version", "Last-Event-ID"],
+    ["MCP-Protocol-Version", "Mcp-Method", "Mcp-Name", "Mcp-Param-*"],
+  ],
+  // 2025-03-26/basic/transports.mdx#session-management; 2026-07-28/basic/transports/streamable-http.mdx#earlier-streamable-http-revisions.
+  hasSessions: [F, T, T, T, F],
+  // 2025-03-26 … 2025-11-25/basic/transports.mdx#resumability-and-redelivery; 2026-07-28/basic/transports/streamable-http.mdx#receiving-messages
+  // ("Resumable SSE streams via Last-Event-ID are not supported").
+  resumableStreams: [F, T, T, T, F],
+  // 2025-11-25/basic/transports.mdx#sending-messages-to-the-server (SHOULD send an event id with empty data; MAY close the connection);
+  // 2025-03-26 and 2025-06-18 #sending-messages-to-the-server (SHOULD NOT close before the response); 2026-07-28: no resumption.
+  primesSseStreams: [F, F, F, T, F],
+  // 2025-06-18/basic/transports.mdx#sending-messages-to-the-server (SHOULD NOT); 2026-07-28/basic/transports/streamable-http.mdx#cancellation (MUST).
+  disconnectIsCancellation: [F, F, F, F, T],
+  // 2026-07-28/basic/transports/streamable-http.mdx#protocol-version-header (404 with -32601); earlier: a JSON-RPC error in a 200.
+  unknownMethodHttpStatus: [200, 200, 200, 200, 404],
+  // 2026-07-28/basic/patterns/mrtr.mdx, basic/transports/index.mdx#messages (servers do not initiate requests).
+  serverMaySendRequests: [T, T, T, T, F],
+  // 2026-07-28/basic/transports/streamable-http.mdx#server-validation (-32020 400), #protocol-version-header (-32022 400),
+  // #backward-compatibility (400 for MissingRequiredClientCapabilityError too); none before.
+  httpErrorStatuses: [[], [], [], [], ["-32020:400", "-32021:400", "-32022:400"]],
+  // 2026-07-28/basic/transports/streamable-http.mdx#standard-request-headers (tools/call, prompts/get name; resources/read uri);
+  // extensions/tasks/.../2026-07-28/tasks.md#streamable-http-routing-headers (tasks/get, tasks/update, tasks/cancel taskId).
+  nameHeaderSources: [[], [], [], [], ["tools/call:name", "prompts/get:name", "resources/read:uri", "tasks/get:taskId", "tasks/update:taskId", "tasks/cancel:taskId"]],
+  // 2025-11-25/basic/utilities/tasks.mdx#capabilities (core); 2026-07-28/changelog.mdx#major-changes and tasks.md#capability-negotiation (extension).
+  taskWireForm: ["none", "none", "none", "core", "extension"],
+  // 2025-11-25/basic/utilities/tasks.mdx#protocol-messages; extensions/tasks/.../2026-07-28/tasks.md#task-polling, #task-update-requests,
+  // #task-cancellation (no tasks/result; no tasks/list: #security-considerations).
+  taskMethods: [[], [], [], ["tasks/get", "tasks/result", "tasks/list", "tasks/cancel"], ["tasks/get", "tasks/update", "tasks/cancel"]],
+  // 2025-11-25/basic/utilities/tasks.mdx#task-cancellation (MUST reject with -32602); tasks.md#task-cancellation (MUST acknowledge).
+  // Revisions without tasks take the overlay's default (no task can be cancelled there).
+  cancelOfTerminalTask: ["invalid-params", "invalid-params", "invalid-params", "invalid-params", "acknowledge"],
+  // 2025-11-25/basic/utilities/tasks.mdx#task-execution-errors (isError: true is failed); tasks.md#task-execution-errors (completed).
+  toolErrorTaskStatus: ["failed", "failed", "failed", "failed", "completed"],
+};
+
+const asSet = (v: unknown) => (Array.isArray(v) ? [...v].sort() : v);
+
 describe("rules from the prose", () => {
   const table = (f: (r: (typeof ALL)[number]) => unknown) => ALL.map(f);
-  it.each([
-    ["supportsBatches", rules.supportsBatches, [false, true, false, false, false]],
-    ["parseErrorOmitsId", rules.parseErrorOmitsId, [false, false, false, true, true]],
-    ["toolInputErrorsAsResult", rules.toolInputErrorsAsResult, [false, false, false, true, true]],
-    ["structuredContentMustBeObject", rules.structuredContentMustBeObject, [false, false, true, true, false]],
-    ["reservesMetaPrefix", rules.reservesMetaPrefix, [false, false, false, true, true]],
-    ["hasSessions", rules.hasSessions, [false, true, true, true, false]],
-    ["disconnectIsCancellation", rules.disconnectIsCancellation, [false, false, false, false, true]],
-    ["unknownMethodHttpStatus", rules.unknownMethodHttpStatus, [200, 200, 200, 200, 404]],
-    ["serverMaySendRequests", rules.serverMaySendRequests, [true, true, true, true, false]],
-    ["isModern", rules.isModern, [false, false, false, false, true]],
-  ] as const)("%s", (_name, predicate, expected) => {
-    expect(table(predicate as (r: (typeof ALL)[number]) => unknown)).toEqual(expected);
+  it("every prose rule of the overlay is pinned here, and nothing else", () => {
+    expect(Object.keys(data.prose).sort()).toEqual(Object.keys(PINS).sort());
+  });
+
+  it.each(Object.entries(PINS))("%s: the predicate and rules.json give the hand-written values per revision", (name, expected) => {
+    const predicate = (rules as unknown as Record<string, (r: (typeof ALL)[number]) => unknown>)[name];
+    expect(typeof predicate, name).toBe("function");
+    expect(table(predicate).map(asSet)).toEqual(expected.map(asSet));
+    expect(ALL.map((r) => asSet(data.prose[name].byRevision[r]))).toEqual(expected.map(asSet));
+  });
+
+  it("isModern: only 2026-07-28", () => {
+    expect(table(rules.isModern)).toEqual([F, F, F, F, T]);
   });
 
   it("headers: MCP-Protocol-Version from 2025-06-18, Mcp-Method/Mcp-Name only in 2026-07-28, sessions only legacy", () => {

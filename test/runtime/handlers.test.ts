@@ -101,6 +101,50 @@ describe("fetchHandler (web-standard Request → Response)", () => {
     expect(big.status).toBe(413);
   });
 
+  // Holds the exact match of loopback Origins (transport/http/security.ts, default originAllowed): the Origin's host
+  // must BE a loopback name, not start with one. spec/2025-11-25/basic/transports.mdx#security-warning
+  it("Origin: a loopback origin is matched exactly; look-alikes that start with a loopback name are 403", async () => {
+    const { headers, body } = modern(8, "tools/list");
+    const status = async (origin: string) => (await call({ headers: { ...headers, origin }, body })).status;
+    for (const origin of ["http://localhost", "https://localhost:8443", "http://127.0.0.1:3000", "http://[::1]:5173", "http://LOCALHOST:5173"]) expect(await status(origin), origin).toBe(200);
+    for (const origin of [
+      "http://localhost.evil.example",
+      "http://localhost.evil.example:5173",
+      "http://127.0.0.1.nip.io",
+      "http://127.0.0.1.nip.io:3000",
+      "http://localhost:3000@evil.example",
+      "http://localhostevil.example",
+      "http://[::1].evil.example",
+      "ftp://localhost",
+      "null",
+    ]) {
+      expect(await status(origin), origin).toBe(403);
+    }
+  });
+
+  // Holds `allowedOrigins` (transport/http/security.ts): a configured list replaces the loopback default, and its
+  // entries match exactly; a predicate decides alone.
+  it("allowedOrigins: a configured origin is served, any other (a loopback one and a prefix look-alike included) is 403", async () => {
+    const listed = fixture().fetchHandler({ allowedOrigins: ["https://app.example", "http://localhost:5173"] });
+    const predicate = fixture().fetchHandler({ allowedOrigins: (origin) => origin === "https://trusted.example" });
+    try {
+      const { headers, body } = modern(9, "tools/list");
+      const status = (h: FetchHandler, origin: string) =>
+        h(new Request("http://127.0.0.1:8787/mcp", { method: "POST", headers: { ...headers, origin }, body: JSON.stringify(body) })).then((r) => r.status);
+      expect(await status(listed, "https://app.example")).toBe(200);
+      expect(await status(listed, "http://localhost:5173")).toBe(200);
+      for (const origin of ["https://evil.example", "https://app.example.evil.example", "https://app.example:8443", "http://app.example", "http://localhost:5174", "http://127.0.0.1:5173"]) {
+        expect(await status(listed, origin), origin).toBe(403);
+      }
+      expect(await status(predicate, "https://trusted.example")).toBe(200);
+      for (const origin of ["https://evil.example", "http://localhost:5173"]) expect(await status(predicate, origin), origin).toBe(403);
+      // Without an Origin (a non-browser client): served.
+      expect((await listed(new Request("http://127.0.0.1:8787/mcp", { method: "POST", headers, body: JSON.stringify(body) }))).status).toBe(200);
+    } finally {
+      await Promise.all([listed.close(), predicate.close()]);
+    }
+  });
+
   it("refuses Host values whose port is not a port", async () => {
     const { headers, body } = modern(6, "tools/list");
     const status = (host: string) => handler(new Request("http://127.0.0.1/mcp", { method: "POST", headers: { ...headers, host }, body: JSON.stringify(body) })).then((r) => r.status);

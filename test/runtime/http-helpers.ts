@@ -3,12 +3,23 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { request as httpRequest, type IncomingHttpHeaders } from "node:http";
 import { join } from "node:path";
 import { createParser } from "eventsource-parser";
-import * as rules from "../../out/rules.js";
 import { ClientError } from "../../runtime/dist/index.js";
 import { ROOT } from "../helpers.js";
 
 export const HTTP_FIXTURE = join(ROOT, "test", "fixtures", "http-fixture.mjs");
 export const MODERN = "2026-07-28";
+
+/*
+ * What the tests send, written by hand from the spec (never read from the rules module, so a wrong rule there makes
+ * the server and these tests disagree):
+ * - the revisions that define MCP-Protocol-Version: spec/2025-06-18/basic/transports.mdx#protocol-version-header on;
+ * - the params field Mcp-Name mirrors: spec/2026-07-28/basic/transports/streamable-http.mdx#standard-request-headers,
+ *   spec/extensions/tasks/.../2026-07-28/tasks.md#streamable-http-routing-headers.
+ */
+export const VERSION_HEADER_REVISIONS: readonly string[] = ["2025-06-18", "2025-11-25", "2026-07-28"];
+const NAME_HEADER_SOURCE: Record<string, Record<string, string>> = {
+  "2026-07-28": { "tools/call": "name", "prompts/get": "name", "resources/read": "uri", "tasks/get": "taskId", "tasks/update": "taskId", "tasks/cancel": "taskId" },
+};
 
 export interface Fixture {
   url: string;
@@ -139,10 +150,10 @@ export const modernMeta = (version = MODERN, extra: Record<string, unknown> = {}
 export function modernRequest(id: number, method: string, params: Record<string, unknown> = {}, meta = modernMeta()) {
   const body = { jsonrpc: "2.0", id, method, params: { ...params, _meta: { ...meta, ...(params._meta as object | undefined) } } };
   const headers: Record<string, string> = jsonPost({ "mcp-protocol-version": String(meta["io.modelcontextprotocol/protocolVersion"]), "mcp-method": method });
-  // Mcp-Name mirrors the params field the rules module names for this method (tools/call name, tasks/get taskId, ...).
-  const revision = String(meta["io.modelcontextprotocol/protocolVersion"]);
-  const source = rules.isRevision(revision) ? rules.nameHeaderSources(revision).find((p) => p.startsWith(`${method}:`)) : undefined;
-  const name = source ? params[source.slice(source.lastIndexOf(":") + 1)] : undefined;
+  // Mcp-Name mirrors the params field the spec names for this method (tools/call name, tasks/get taskId, ...).
+  const fields = NAME_HEADER_SOURCE[String(meta["io.modelcontextprotocol/protocolVersion"])];
+  const field = fields && Object.hasOwn(fields, method) ? fields[method] : undefined;
+  const name = field ? params[field] : undefined;
   if (typeof name === "string") headers["mcp-name"] = name;
   return { body, headers };
 }
@@ -167,7 +178,7 @@ export async function openSession(url: string, version: string, clientName = "ra
 /** Session headers for a legacy request (MCP-Protocol-Version only where the revision defines it). */
 export function sessionHeaders(sid: string, version: string): Record<string, string> {
   const h: Record<string, string> = { "mcp-session-id": sid };
-  if (rules.hasHeader(version as rules.Revision, "MCP-Protocol-Version")) h["mcp-protocol-version"] = version;
+  if (VERSION_HEADER_REVISIONS.includes(version)) h["mcp-protocol-version"] = version;
   return h;
 }
 

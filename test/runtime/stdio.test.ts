@@ -7,12 +7,14 @@
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { McpClient, StdioClientTransport } from "../../runtime/dist/index.js";
-import * as rules from "../../out/rules.js";
+import type { Revision } from "../../out/rules.js";
 import { OUT, ROOT } from "../helpers.js";
 import { rejects } from "./http-helpers.js";
 
 const FIXTURE = join(ROOT, "test", "fixtures", "stdio-fixture.mjs");
-const ALL = rules.REVISIONS;
+// Written by hand (never from the rules module): the five revisions and their era, spec/2026-07-28/basic/versioning.mdx.
+const ALL: Revision[] = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"];
+const MODERN_REVISIONS: readonly string[] = ["2026-07-28"];
 const MODERN = "2026-07-28";
 
 type Validators = { resultValidators: Record<string, ((d: unknown) => boolean) & { errors?: unknown }> };
@@ -33,7 +35,7 @@ function spawnFixture(env: Record<string, string> = {}): StdioClientTransport {
   return t;
 }
 
-async function connect(revision?: rules.Revision, options: { capabilities?: Record<string, unknown>; env?: Record<string, string>; handlers?: McpClient["options"]["handlers"] } = {}) {
+async function connect(revision?: Revision, options: { capabilities?: Record<string, unknown>; env?: Record<string, string>; handlers?: McpClient["options"]["handlers"] } = {}) {
   const transport = spawnFixture(options.env);
   const client = await new McpClient({ transport, revision, capabilities: options.capabilities, handlers: options.handlers }).connect();
   return { client, transport };
@@ -72,7 +74,7 @@ describe.each(ALL)("revision %s over stdio", (revision) => {
   it("McpClient settles the revision over the pipe; UTF-8 and an escaped newline round-trip in one line", async () => {
     const { client, transport } = await connect(revision);
     expect(client.revision).toBe(revision);
-    expect(client.era).toBe(rules.isModern(revision) ? "modern" : "legacy");
+    expect(client.era).toBe(MODERN_REVISIONS.includes(revision) ? "modern" : "legacy");
     const r = await valid(client, "tools/call", { name: "echo", arguments: { text: "héllo\nworld" } });
     expect(r.content).toEqual([{ type: "text", text: "héllo\nworld" }]);
     expect(transport.nonProtocolLines).toEqual([]);
