@@ -1,7 +1,8 @@
 /**
- * The registration API: a server's tools, resources, resource templates and prompts, its capabilities and change
- * events. The requests are answered by the feature modules (tools.ts, resources.ts, prompts.ts, completion.ts),
- * which dispatch (../protocol/dispatch.ts) calls with this server; results are encoded by ../wire/encode.ts.
+ * The registration API: a server's tools, resources, resource templates and prompts, and its change notifications.
+ * What it declares per revision is capabilities.ts, its options options.ts, its events events.ts, its stores
+ * ../state/from-env.ts. The requests are answered by the feature modules (tools.ts, resources.ts, prompts.ts,
+ * completion.ts), which dispatch (../protocol/dispatch.ts) calls with this server; results are encoded by ../wire/encode.ts.
  *
  * Every per-revision decision calls the generated rules module (`../rules.js`):
  * nothing here names a revision.
