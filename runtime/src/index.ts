@@ -5,7 +5,7 @@
  *   server.tool({ name: "echo", inputSchema: {...}, handler: async ({ text }) => ({ content: [{ type: "text", text }] }) });
  *   await server.serveStdio();
  */
-import { McpServer, type ServerOptions } from "./server/server.js";
+import { McpServer } from "./server/server.js";
 import { protocolCore } from "./protocol/core.js";
 import { checkAuthorization } from "./transport/http/authorization-config.js";
 import { serveStdio as serveStdioCore, type StdioOptions } from "./transport/stdio.js";
@@ -108,10 +108,6 @@ McpServer.prototype.fetchHandler = function (this: McpServer, options?: HandlerO
     },
   );
 };
-
-export function createServer(options: ServerOptions): McpServer {
-  return new McpServer(options);
-}
 
 export { McpClient, ClientError, StdioClientTransport, ALL_REVISIONS, type ClientTransport, type ClientOptions, type Delivery, type RequestOptions } from "./client/client.js";
 export { StreamableHttpClientTransport, SseClientTransport, type HttpClientOptions } from "./client/http.js";

@@ -30,6 +30,11 @@ export interface Delivery {
 
 /** What the client needs from a transport: stdio here, Streamable HTTP in `http-client.ts`. */
 export interface ClientTransport {
+  /**
+   * How the transport carries messages: on "stdio" a cancelled request is always told to the server
+   * (notifications/cancelled); on "http" a modern request is cancelled by closing its connection. Default "http".
+   */
+  readonly kind?: "stdio" | "http";
   /** Send one message (or a batch). `route` tells an HTTP transport which headers to set for a modern request. */
   send(message: JsonRpcMessage | JsonRpcMessage[], route: { revision?: Revision; modern: boolean; method?: string; name?: string }): Promise<void>;
   onmessage?: (message: JsonRpcMessage, delivery?: Delivery) => void;
@@ -233,7 +238,7 @@ export class McpClient {
       options.signal?.addEventListener("abort", () => {
         if (!this.pending.delete(id)) return;
         clearTimeout(timer);
-        if (!route.modern || this.options.transport.constructor.name === "StdioClientTransport") void this.notify("notifications/cancelled", { requestId: id, reason: "aborted" });
+        if (!route.modern || this.options.transport.kind === "stdio") void this.notify("notifications/cancelled", { requestId: id, reason: "aborted" });
         reject(new Error("aborted"));
       });
       this.options.transport.send(message, { ...route, method, name }).catch((err) => {
@@ -320,6 +325,7 @@ export class McpClient {
  * `nonProtocolLines` (a server must never write them).
  */
 export class StdioClientTransport implements ClientTransport {
+  readonly kind = "stdio";
   readonly child: ChildProcess;
   readonly nonProtocolLines: string[] = [];
   stderr = "";

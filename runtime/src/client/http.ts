@@ -94,6 +94,7 @@ async function readSse(res: Response, onMessage: (m: unknown) => void, onEvent?:
 
 /** Streamable HTTP, both eras. */
 export class StreamableHttpClientTransport implements ClientTransport {
+  readonly kind = "http";
   onmessage?: (message: JsonRpcMessage, delivery?: Delivery) => void;
   onclose?: () => void;
   /** Legacy: the session id the server minted at initialize. */
@@ -277,6 +278,7 @@ export class StreamableHttpClientTransport implements ClientTransport {
 
 /** The deprecated HTTP+SSE transport (2024-11-05): GET the SSE endpoint, POST to the URL its `endpoint` event names. */
 export class SseClientTransport implements ClientTransport {
+  readonly kind = "http";
   onmessage?: (message: JsonRpcMessage, delivery?: Delivery) => void;
   onclose?: () => void;
   /** The POST URL from the `endpoint` event. */

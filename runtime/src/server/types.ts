@@ -24,7 +24,6 @@ import type {
 import type { RequestId } from "../wire/jsonrpc.js";
 import type { Era, Revision } from "../rules.js";
 import type { SchemaValidator } from "./schema.js";
-import type { McpServer } from "./server.js";
 
 /** A result as a handler returns it: the runtime adds `resultType`, caching fields and `_meta` serverInfo per revision. */
 type HandlerResult<T> = Omit<T, "resultType" | "ttlMs" | "cacheScope"> & { resultType?: string };
@@ -70,6 +69,25 @@ export interface AskOptions {
 export const LOGGING_LEVELS: readonly LoggingLevel[] = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"];
 
 /**
+ * What a handler may do with its server (`ctx.server`): register and remove features, and tell clients of changes.
+ * McpServer is one; its stores, caches and the requests in flight are not a handler's business.
+ */
+export interface ServerHandle {
+  /** Register a tool (see McpServer.tool). */
+  tool<Args = Record<string, unknown>>(def: ToolDefinition<Args>): this;
+  /** Remove a tool; clients are told the list changed. Returns whether it existed. */
+  removeTool(name: string): boolean;
+  resource(def: ResourceDefinition): this;
+  resourceTemplate(def: ResourceTemplateDefinition): this;
+  prompt<Args = Record<string, string>>(def: PromptDefinition<Args>): this;
+  notifyToolsListChanged(): void;
+  notifyPromptsListChanged(): void;
+  notifyResourcesListChanged(): void;
+  /** Tell subscribers of `uri` that the resource changed. */
+  notifyResourceUpdated(uri: string): void;
+}
+
+/**
  * What every handler receives. Written once, a handler serves both eras:
  * the runtime maps `elicit`, `sample` and `listRoots` to server→client
  * requests for a legacy peer, and to the modern form for a 2026-07-28 peer.
@@ -78,7 +96,7 @@ export const LOGGING_LEVELS: readonly LoggingLevel[] = ["debug", "info", "notice
  */
 export interface RequestContext {
   /** The server handling the request (e.g. to announce changes with `server.notifyToolsListChanged()`). */
-  server: McpServer;
+  server: ServerHandle;
   /** The revision in force for this request (negotiated at `initialize`, or named in the request's `_meta`). */
   revision: Revision;
   era: Era;

@@ -3,7 +3,8 @@
  * no embedded newlines. Nothing but protocol messages is written to stdout:
  * console output and stray process.stdout writes are sent to stderr.
  * EOF on stdin: finish in-flight work, flush, exit 0. A malformed or
- * oversized line, invalid UTF-8, or a throwing handler never ends the process.
+ * oversized line, invalid UTF-8, or a throwing handler never ends the process. What is thrown outside any request
+ * (a handler's stray timer) is the host's to handle: no process-wide handler is installed here.
  *
  * spec/2025-11-25/basic/transports.mdx#stdio, spec/2026-07-28/basic/transports/stdio.mdx
  */
@@ -48,13 +49,24 @@ export async function serveStdio(core: ProtocolCore, options: StdioOptions = {})
   const output = options.output ?? process.stdout;
   const isProcess = output === process.stdout;
   const write = isProcess && (options.protectStdout ?? true) ? protectStdout() : (chunk: string) => output.write(chunk);
-  const max = options.maxMessageBytes ?? 64 * 1024 * 1024;
-  if (input === process.stdin) {
-    // A handler's stray rejection or asynchronous throw must not end a server that others depend on.
-    process.on("unhandledRejection", (reason) => process.stderr.write(`mcp runtime: unhandled rejection: ${String((reason as Error)?.stack ?? reason)}\n`));
-    process.on("uncaughtException", (err) => process.stderr.write(`mcp runtime: uncaught exception: ${String(err?.stack ?? err)}\n`));
-  }
+  const link = openLink(core, { input, output, write });
+  await readLines(input, options.maxMessageBytes ?? 64 * 1024 * 1024, link.connection);
+  await finish(link.connection, options.eofGraceMs ?? 10_000);
+  link.connection.close();
+  await link.paced.idle();
+  if (isProcess && !link.outputClosed()) await new Promise<void>((r) => (output.writableNeedDrain ? output.once("drain", () => r()) : r()));
+  if (options.exitOnEof ?? input === process.stdin) process.exit(0);
+}
 
+/** The pipe's ends and the writer of its output (the real stdout's when console output is redirected). */
+interface Pipe {
+  input: Readable;
+  output: Writable;
+  write: (chunk: string) => boolean;
+}
+
+/** The pipe's Connection, writing through PacedOutput with back-pressure; stdout gone closes the link. */
+function openLink(core: ProtocolCore, { input, output, write }: Pipe): { connection: Connection; paced: PacedOutput; outputClosed: () => boolean } {
   // Batch writes per tick: one syscall for many pipelined responses. A response right after a progress notification
   // waits a moment (PacedOutput: the SDK clients drop progress that they read together with its response).
   let outputClosed = false;
@@ -82,31 +94,40 @@ export async function serveStdio(core: ProtocolCore, options: StdioOptions = {})
     connection.close();
     input.destroy();
   });
+  return { connection, paced, outputClosed: () => outputClosed };
+}
 
-  const handleLine = (line: Buffer) => {
-    let end = line.length;
-    if (end && line[end - 1] === 0x0d) end--; // tolerate CRLF
-    if (end === 0) return;
-    let text: string;
-    try {
-      text = decoder.decode(line.subarray(0, end));
-    } catch {
-      return void connection.parseError("the line is not valid UTF-8");
-    }
-    // A line of only whitespace carries no message (like an empty line): nothing to answer.
-    if (text.trim() === "") return;
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch (err) {
-      return void connection.parseError((err as Error).message);
-    }
-    void connection.receive(value);
-  };
+/** One line (without its newline) to the connection: a message, or a parse error; an empty or blank line is skipped. */
+function receiveLine(connection: Connection, line: Buffer): void {
+  let end = line.length;
+  if (end && line[end - 1] === 0x0d) end--; // tolerate CRLF
+  if (end === 0) return;
+  let text: string;
+  try {
+    text = decoder.decode(line.subarray(0, end));
+  } catch {
+    return void connection.parseError("the line is not valid UTF-8");
+  }
+  // A line of only whitespace carries no message (like an empty line): nothing to answer.
+  if (text.trim() === "") return;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    return void connection.parseError((err as Error).message);
+  }
+  void connection.receive(value);
+}
 
+/** Split `input` into lines until EOF; a line over `max` bytes is answered once (-32600) and skipped to its newline. */
+async function readLines(input: Readable, max: number, connection: Connection): Promise<void> {
   let pending: Buffer[] = [];
   let pendingBytes = 0;
   let skipping = false;
+  const drop = () => {
+    pending = [];
+    pendingBytes = 0;
+  };
   await new Promise<void>((resolve) => {
     input.on("data", (chunk: Buffer) => {
       let start = 0;
@@ -118,22 +139,19 @@ export async function serveStdio(core: ProtocolCore, options: StdioOptions = {})
           continue;
         }
         if (pendingBytes + part.length > max) {
-          pending = [];
-          pendingBytes = 0;
+          drop();
           void connection.tooLarge(max);
           continue;
         }
         const line = pending.length ? Buffer.concat([...pending, part]) : part;
-        pending = [];
-        pendingBytes = 0;
-        handleLine(line);
+        drop();
+        receiveLine(connection, line);
       }
       if (start < chunk.length && !skipping) {
         const rest = chunk.subarray(start);
         if (pendingBytes + rest.length > max) {
           // Oversized: answer once, drop what we have, and skip to the next newline.
-          pending = [];
-          pendingBytes = 0;
+          drop();
           skipping = true;
           void connection.tooLarge(max);
         } else {
@@ -145,8 +163,15 @@ export async function serveStdio(core: ProtocolCore, options: StdioOptions = {})
     input.on("end", resolve);
     input.on("close", resolve);
   });
-  if (pending.length && !skipping) handleLine(Buffer.concat(pending));
-  // Finish in-flight work; open subscriptions end gracefully, and questions to the client fail: it can no longer answer.
+  if (pending.length && !skipping) receiveLine(connection, Buffer.concat(pending));
+}
+
+/**
+ * After EOF: finish in-flight work for up to `graceMs`; open subscriptions end gracefully, and questions to the client
+ * fail (it can no longer answer). Past the grace the handlers are aborted, and abandoned 1 s later.
+ * spec/2026-07-28/basic/transports/stdio.mdx#shutdown
+ */
+async function finish(connection: Connection, graceMs: number): Promise<void> {
   connection.rejectClientRequests("stdin closed: the client can no longer answer");
   connection.endSubscriptions();
   const idle = connection.idle();
@@ -156,14 +181,10 @@ export async function serveStdio(core: ProtocolCore, options: StdioOptions = {})
     const late = new Promise<boolean>((r) => (timer = setTimeout(r, ms, false)));
     return Promise.race([idle.then(() => true), late]).finally(() => clearTimeout(timer));
   };
-  if (!(await within(options.eofGraceMs ?? 10_000))) {
+  if (!(await within(graceMs))) {
     process.stderr.write("mcp runtime: stdin closed and requests are still running; aborting them\n");
     connection.abortAll();
     await within(1000);
   }
   clearInterval(ender);
-  connection.close();
-  await paced.idle();
-  if (isProcess && !outputClosed) await new Promise<void>((r) => (output.writableNeedDrain ? output.once("drain", () => r()) : r()));
-  if (options.exitOnEof ?? input === process.stdin) process.exit(0);
 }

@@ -1,0 +1,57 @@
+/**
+ * A server's options with their defaults, checked at construction: each bad value throws TypeError naming it
+ * ("createServer: …"), so that a wrong option stops the start, not the first request.
+ */
+import { type Revision, REVISIONS } from "../rules.js";
+import type { ServerOptions, TaskOptions } from "./types.js";
+
+/** The server options with their defaults. */
+export type ResolvedOptions = Required<Pick<ServerOptions, "name" | "version" | "pageSize" | "logging" | "defaultLogLevel" | "clientRequestTimeoutMs" | "requestStateTtlMs">> & ServerOptions;
+
+/** The task options with their defaults (durations in ms). */
+export type ResolvedTaskOptions = Required<Pick<TaskOptions, "defaultTtlMs" | "maxTtlMs" | "pollIntervalMs" | "sweepIntervalMs" | "maxRunningPerOwner" | "maxRunning" | "leaseMs">> & TaskOptions;
+
+const TASK_LIMITS = ["defaultTtlMs", "maxTtlMs", "pollIntervalMs", "sweepIntervalMs", "maxRunningPerOwner", "maxRunning", "leaseMs"] as const;
+
+/** `options` without its undefined values, so that a default is not overwritten by an explicit `undefined`. */
+function given<T extends object>(options: T): Partial<T> {
+  return Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+/** The revisions served, in the rules module's order. Throws TypeError on an unknown revision or none. */
+function servedRevisions(options: ServerOptions): readonly Revision[] {
+  const revisions = options.revisions ?? REVISIONS;
+  for (const r of revisions) if (!REVISIONS.includes(r)) throw new TypeError(`createServer: unknown revision ${r}; known: ${REVISIONS.join(", ")}`);
+  if (revisions.length === 0) throw new TypeError("createServer: serve at least one revision");
+  return REVISIONS.filter((r) => revisions.includes(r));
+}
+
+/**
+ * The server options with their defaults, and the revisions served (in the rules module's order). Throws TypeError
+ * without a name and version, on an unknown revision or none, or on a bad pageSize.
+ */
+export function resolveOptions(options: ServerOptions): { options: ResolvedOptions; revisions: readonly Revision[] } {
+  if (!options?.name || !options.version) throw new TypeError("createServer: name and version are required");
+  const revisions = servedRevisions(options);
+  const resolved: ResolvedOptions = { pageSize: 100, logging: true, defaultLogLevel: "info", clientRequestTimeoutMs: 60_000, requestStateTtlMs: 600_000, ...(given(options) as ServerOptions) };
+  if (!Number.isSafeInteger(resolved.pageSize) || resolved.pageSize < 1) throw new TypeError(`createServer: pageSize must be a positive integer`);
+  return { options: resolved, revisions };
+}
+
+/** The task options with their defaults. Throws TypeError on a limit that is not a positive integer. */
+export function resolveTaskOptions(tasks: TaskOptions = {}): ResolvedTaskOptions {
+  const resolved: ResolvedTaskOptions = {
+    defaultTtlMs: 3_600_000,
+    maxTtlMs: 86_400_000,
+    pollIntervalMs: 1000,
+    sweepIntervalMs: 60_000,
+    maxRunningPerOwner: 100,
+    maxRunning: 1000,
+    leaseMs: 30_000,
+    ...given(tasks),
+  };
+  for (const k of TASK_LIMITS) {
+    if (!(Number.isSafeInteger(resolved[k]) && resolved[k] > 0)) throw new TypeError(`createServer: tasks.${k} must be a positive integer (ms)`);
+  }
+  return resolved;
+}
