@@ -73,14 +73,14 @@ const TABLE: Row[] = [
   ["app://h{/path*}", "app://h/a/b", { path: "a/b" }],
   ["app://h{/path*}", "app://h/", { path: "" }],
   ["app://h{/path*}", "app://h", {}],
-  // Path-style parameters {;var}: ";name=value", each optional.
+  // Path-style parameters {;var}: ";name=value", or ";name" for an empty value (RFC 6570 §3.2.7), each optional.
   ["app://m{;x,y}", "app://m;x=1;y=2", { x: "1", y: "2" }],
-  ["app://m{;x,y}", "app://m;x;y=", { y: "" }],
+  ["app://m{;x,y}", "app://m;x;y=", { x: "", y: "" }],
   ["app://m{;x,y}", "app://m;y=2", { y: "2" }],
   ["app://m{;x,y}", "app://m", {}],
   ["app://m{;x,y}", "app://m;y=2;x=1", undefined],
   ["app://m{;x,xy}", "app://m;xy=1", { xy: "1" }],
-  ["app://m{;x}/end", "app://m;x/end", {}],
+  ["app://m{;x}/end", "app://m;x/end", { x: "" }],
   // Query {?var} and continuation {&var}: parameters in any order, each optional; the first of a repeated one wins;
   // unknown ones ignored.
   ["app://s{?q,page}", "app://s?page=2&q=a%20b", { page: "2", q: "a b" }],
@@ -93,9 +93,10 @@ const TABLE: Row[] = [
   ["app://s{?q,page}", "app://s?q=1#f", undefined],
   ["app://s{?q,page}", "app://t?q=1", undefined],
   ["app://s{?q}{&page}", "app://s?q=1&page=2", { q: "1", page: "2" }],
-  ["app://s?fixed=1{&page}", "app://s?fixed=1?page=2", { page: "2" }],
+  ["app://s?fixed=1{&page}", "app://s?fixed=1&page=2", { page: "2" }],
   ["app://s?fixed=1{&page}", "app://s?fixed=1", {}],
-  ["app://s?fixed=1{&page}", "app://s?fixed=2?page=2", undefined],
+  ["app://s?fixed=1{&page}", "app://s?fixed=2&page=2", undefined],
+  ["app://s?fixed=1{&page}", "app://s?fixed=1?page=2", undefined],
   // Never matches: text after a query expression, an operator RFC 6570 reserves, a malformed variable name.
   ["app://s{?q}/x", "app://s/x", undefined],
   ["app://s{?q}/x", "app://s?q=1/x", undefined],

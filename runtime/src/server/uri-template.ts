@@ -6,9 +6,9 @@
  *   comma-separated, each possibly empty;
  * - `{#var}`: optional, after a `#`;
  * - `{.var}`, `{/var}`, `{;var}`: each variable optional, with its prefix (`{.var}` holds no `.`, `{/path*}` takes
- *   every segment, `{;x=…}` its value);
- * - `{?a,b}`, `{&c}`: query parameters, in any order, each optional, the first of a repeated one winning, after a `?`;
- *   they end the template.
+ *   every segment, `{;x}` alone is x = "");
+ * - `{?a,b}`, `{&c}`: query parameters, in any order, each optional, the first of a repeated one winning; they end
+ *   the template (`{&c}` first continues a query the template's text begins).
  *
  * Values are percent-decoded. Modifiers (`:n` prefixes, `*` explode) are accepted; an exploded value is returned as
  * the expanded text without its first prefix (e.g. "a/b" for `{/path*}` matching "/a/b"). A template with another
@@ -154,6 +154,12 @@ class Builder {
     this.emit(SAVE, slot + 1);
   }
 
+  /** An empty value in slots `slot`, `slot + 1`. */
+  empty(slot: number): void {
+    this.emit(SAVE, slot);
+    this.emit(SAVE, slot + 1);
+  }
+
   /** The text `lead` then what `preferred` emits, or else what `otherwise` emits (by default: nothing). */
   either(lead: string, preferred: () => void, otherwise: () => void = () => {}): void {
     const split = this.emit(SPLIT, this.code.length + 1);
@@ -240,7 +246,7 @@ const VARNAME = /^(?:[A-Za-z0-9_]|%[0-9A-Fa-f]{2})(?:\.?(?:[A-Za-z0-9_]|%[0-9A-F
 function compile(template: string): Program | undefined {
   const b = new Builder();
   const queryNames: string[] = [];
-  let query = false;
+  let query = ""; // the first query expression's operator, once seen
   let last = 0;
   let prefix: string | undefined;
   for (const m of template.matchAll(/\{([^}]*)\}/g)) {
@@ -254,7 +260,7 @@ function compile(template: string): Program | undefined {
     const vars = (op ? m[1].slice(1) : m[1]).split(",").map((v) => ({ name: v.replace(/(\*|:\d+)$/, ""), explode: v.endsWith("*") }));
     if (vars.some((v) => !VARNAME.test(v.name))) return undefined;
     if (op === "?" || op === "&") {
-      query = true;
+      query ||= op;
       queryNames.push(...vars.map((v) => v.name));
     } else if (query) return undefined;
     else expression(b, op, vars);
@@ -264,7 +270,7 @@ function compile(template: string): Program | undefined {
   b.literal(tail);
   // The query part: optional, its parameters split apart after matching. Its slots follow the variables'.
   const querySlot = 2 * b.names.length;
-  if (query) b.either("?", () => b.capture(querySlot, QUERY, { min: 0, lazy: false }));
+  if (query) b.either(query, () => b.capture(querySlot, QUERY, { min: 0, lazy: false }));
   return b.finish(queryNames, prefix === undefined ? { prefix: template, suffix: "" } : { prefix, suffix: tail });
 }
 
@@ -285,7 +291,16 @@ function expression(b: Builder, op: string, vars: Variable[]): void {
     const greedy = { min: 0, lazy: false } as const;
     if (op === ".") b.either(".", () => b.capture(slot, v.explode ? SIMPLE : LABEL, greedy));
     if (op === "/") b.either("/", () => b.capture(slot, v.explode ? SEGMENTS : SIMPLE, greedy));
-    if (op === ";") b.either(`;${v.name}`, () => b.either("=", () => b.capture(slot, PARAMETER, greedy)));
+    // `;x=value`, or `;x` for an empty value (RFC 6570 §3.2.7).
+    if (op === ";") {
+      const value = () =>
+        b.either(
+          "=",
+          () => b.capture(slot, PARAMETER, greedy),
+          () => b.empty(slot),
+        );
+      b.either(`;${v.name}`, value);
+    }
   }
 }
 
