@@ -440,7 +440,7 @@ export class HttpEndpoint {
     res.once("close", () => exchange.closed());
     let done: Promise<void> | void;
     try {
-      done = this.core.serveModern(msg, route, exchange, flight, this.listens, principal);
+      done = this.core.serveModern(msg, route, { sink: exchange, flight, listens: this.listens, principal });
     } catch (err) {
       return this.internalError(res, err);
     }
