@@ -155,7 +155,7 @@ function modern(message: InboundMessage, meta: Record<string, unknown> | undefin
     return reject(known, 400, "INVALID_PARAMS", `Invalid params: _meta["${missing}"] is required`);
   }
   if (header) {
-    const wrong = headerMismatch(known, header, message, versionHeader, version, facts.paramHeaders);
+    const wrong = headerMismatch(known, message, { header, paramHeaders: facts.paramHeaders }, { body: version, header: versionHeader });
     if (wrong !== undefined) return reject(known, 400, "HEADER_MISMATCH", `Header mismatch: ${wrong}`);
   }
   // A version this server does not serve. spec/2026-07-28/basic/versioning.mdx#protocol-version-negotiation
@@ -187,11 +187,9 @@ export function legacyHeaderCheck(facts: Pick<InboundFacts, "header" | "served">
 /** Why the mirrored headers disagree with the body, or undefined. spec/2026-07-28/basic/transports/streamable-http.mdx#standard-request-headers */
 function headerMismatch(
   revision: Revision,
-  header: (name: string) => string | undefined,
   message: InboundMessage,
-  versionHeader: string | undefined,
-  version: string,
-  paramHeaders: InboundFacts["paramHeaders"],
+  { header, paramHeaders }: { header: (name: string) => string | undefined; paramHeaders: InboundFacts["paramHeaders"] },
+  { body: version, header: versionHeader }: { body: string; header: string | undefined },
 ): string | undefined {
   const method = message.method!;
   const params = message.params ?? {};

@@ -19,6 +19,13 @@ interface Pending {
   validate?: Validator;
 }
 
+/** The request that asks: its revision, its stream, its signal. */
+export interface AskingRequest {
+  readonly revision: Revision;
+  readonly sink: Sink;
+  readonly signal: AbortSignal;
+}
+
 export class ClientRequests {
   private readonly pending = new Map<RequestId, Pending>();
   private next = 0;
@@ -37,8 +44,12 @@ export class ClientRequests {
     private readonly idPrefix = "",
   ) {}
 
-  /** Ask the client `method` on `sink` (the asking request's stream); resolves with its valid result. */
-  async ask(session: LegacySession | undefined, revision: Revision, method: string, params: Record<string, unknown> | undefined, sink: Sink, signal: AbortSignal): Promise<Record<string, unknown>> {
+  /**
+   * Ask the client `method` on `on.sink` (the asking request's stream), in `on.revision`; `on.signal` (the asking
+   * request's) withdraws it. Resolves with its valid result; rejects on a timeout, an error answer or an invalid result.
+   */
+  async ask(session: LegacySession | undefined, method: string, params: Record<string, unknown> | undefined, on: AskingRequest): Promise<Record<string, unknown>> {
+    const { revision, sink, signal } = on;
     if (this.noMoreAnswers) throw this.noMoreAnswers;
     // No requests before notifications/initialized. spec/2025-11-25/basic/lifecycle.mdx#initialization
     if (session && !session.initialized) {

@@ -16,8 +16,8 @@ import { classify, type Classification } from "./classify.js";
 import { ClientRequests } from "./client-requests.js";
 import { dispatcherFor, type Dispatcher } from "./dispatch.js";
 import { randomId } from "./mrtr.js";
-import { changeNotification, handshake, markInitialized, restoredSession, type LegacyPeer, type LegacySession } from "./legacy-session.js";
-import type { InFlight, Principal, RequestScope, Sink } from "./request.js";
+import { changeNotification, handshake, markInitialized, restoredSession, type LegacySession } from "./legacy-session.js";
+import type { InFlight, Link, Principal, RequestScope, Sink } from "./request.js";
 import type { SessionChange, SessionState } from "../state/sessions.js";
 
 export { META_PROTOCOL_VERSION, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_SUBSCRIPTION_ID } from "../wire/meta.js";
@@ -38,7 +38,7 @@ export interface ConnectionOptions {
   onForeignResponse?: (response: JsonRpcResponse) => void;
 }
 
-export class Connection implements LegacyPeer {
+export class Connection implements Link {
   /** Legacy state, once `initialize` has been answered. On stdio it makes the pipe legacy for its lifetime. */
   session?: LegacySession;
   readonly inFlight = new Map<RequestId, InFlight>();
@@ -149,7 +149,7 @@ export class Connection implements LegacyPeer {
   }
 
   askClient(scope: RequestScope, method: string, params: Record<string, unknown> | undefined): Promise<Record<string, unknown>> {
-    return this.asks.ask(this.session, scope.revision, method, params, scope.sink, scope.flight!.signal);
+    return this.asks.ask(this.session, method, params, { revision: scope.revision, sink: scope.sink, signal: scope.flight!.signal });
   }
 
   /** The revision whose rules shape errors when no request has named one: the session's, else the newest served. */
@@ -242,7 +242,7 @@ export class Connection implements LegacyPeer {
       case "modern": {
         const meta = route.meta!;
         return this.dispatcher.dispatch(
-          { revision: route.revision, req, sink, clientCapabilities: meta.clientCapabilities, clientInfo: meta.clientInfo, meta: meta.raw, peer: this, principal },
+          { revision: route.revision, req, sink, clientCapabilities: meta.clientCapabilities, clientInfo: meta.clientInfo, meta: meta.raw, link: this, principal },
           admit,
         );
       }
@@ -264,7 +264,7 @@ export class Connection implements LegacyPeer {
       const revision = this.server.eras.legacy.at(-1) ?? this.fallbackRevision;
       return sink.send(errorResponse(revision, req.id, errorCode(revision, "INVALID_REQUEST")!, "Invalid Request: the session is not initialized; send initialize first"));
     }
-    return this.dispatcher.dispatch({ revision: session.revision, req, sink, clientCapabilities: session.clientCapabilities, clientInfo: session.clientInfo, peer: this, principal }, admit);
+    return this.dispatcher.dispatch({ revision: session.revision, req, sink, clientCapabilities: session.clientCapabilities, clientInfo: session.clientInfo, link: this, principal }, admit);
   }
 
   private notification(method: string, params: Record<string, unknown> | undefined): void {

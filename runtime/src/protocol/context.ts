@@ -6,9 +6,21 @@ import type { CreateMessageRequestParams, CreateMessageResult, ElicitRequestPara
 import { type DispatchValidators, type Revision, hasField, isModern } from "../rules.js";
 import { type AskOptions, LOGGING_LEVELS, type McpServer, type RequestContext } from "../server/server.js";
 import type { JsonRpcRequest, RequestId } from "../wire/jsonrpc.js";
-import type { Dispatcher } from "./dispatch.js";
-import type { InFlight, RequestScope, Sink } from "./request.js";
+import type { ClientAsk, InFlight, RequestScope, Sink } from "./request.js";
 import { isObject } from "../wire/jsonrpc.js";
+
+type Result = Record<string, unknown>;
+
+/** What a handler's context needs of its host (protocol/handler-host.ts): the server, and the messages it sends for the request. */
+export interface ContextHost {
+  readonly server: McpServer;
+  /** `ctx.elicit/sample/listRoots`. Rejects with MissingCapabilityError, McpError, or the ask's own failure. */
+  ask(ctx: HandlerContext, ask: ClientAsk): Promise<Result>;
+  /** A notification on behalf of the request (progress, log), where the revision and the session allow it. */
+  notify(ctx: HandlerContext, method: string, params: Result): void;
+  /** The level at or above which `ctx.log` sends; undefined: none. */
+  logThreshold(ctx: HandlerContext): string | undefined;
+}
 
 const levelRank = (l: string) => LOGGING_LEVELS.indexOf(l as LoggingLevel);
 
@@ -25,13 +37,13 @@ export class HandlerContext implements RequestContext {
   private lastProgress = -Infinity;
 
   constructor(
-    private readonly dispatcher: Dispatcher,
+    private readonly host: ContextHost,
     readonly scope: RequestScope,
     readonly flight: InFlight,
     /** Modern requests that may answer input_required: the validators of the answers. */
     readonly mrtrValidators: DispatchValidators | undefined,
   ) {
-    this.server = dispatcher.server;
+    this.server = host.server;
     this.revision = scope.revision;
     this.era = isModern(scope.revision) ? "modern" : "legacy";
     this.req = scope.req;
@@ -50,7 +62,7 @@ export class HandlerContext implements RequestContext {
 
   /** The same handler's context for another scope and run (a task's, which outlives the request). */
   fork(scope: RequestScope, flight: InFlight): HandlerContext {
-    return new HandlerContext(this.dispatcher, scope, flight, this.mrtrValidators);
+    return new HandlerContext(this.host, scope, flight, this.mrtrValidators);
   }
 
   get signal(): AbortSignal {
@@ -66,26 +78,26 @@ export class HandlerContext implements RequestContext {
     if (total !== undefined) params.total = total;
     const r = this.revision;
     if (message !== undefined && (hasField(r, "ProgressNotificationParams", "message") || hasField(r, "ProgressNotification", "params.message"))) params.message = message;
-    this.dispatcher.notify(this, "notifications/progress", params);
+    this.host.notify(this, "notifications/progress", params);
   }
 
   log(level: LoggingLevel, data: unknown, logger?: string): void {
-    const threshold = this.dispatcher.logThreshold(this);
+    const threshold = this.host.logThreshold(this);
     // Modern: no log notification unless this request set a level. spec/2026-07-28/server/utilities/logging.mdx
     if (threshold === undefined || levelRank(threshold) < 0 || levelRank(level) < levelRank(threshold)) return;
-    this.dispatcher.notify(this, "notifications/message", logger === undefined ? { level, data } : { level, logger, data });
+    this.host.notify(this, "notifications/message", logger === undefined ? { level, data } : { level, logger, data });
   }
 
   elicit(params: ElicitRequestParams, options?: AskOptions): Promise<ElicitResult> {
-    return this.dispatcher.ask(this, "elicitation/create", "elicitation", params as unknown as Record<string, unknown>, options) as unknown as Promise<ElicitResult>;
+    return this.host.ask(this, { method: "elicitation/create", capability: "elicitation", params: params as unknown as Result, key: options?.key }) as unknown as Promise<ElicitResult>;
   }
 
   sample(params: CreateMessageRequestParams, options?: AskOptions): Promise<CreateMessageResult> {
-    return this.dispatcher.ask(this, "sampling/createMessage", "sampling", params as unknown as Record<string, unknown>, options) as unknown as Promise<CreateMessageResult>;
+    return this.host.ask(this, { method: "sampling/createMessage", capability: "sampling", params: params as unknown as Result, key: options?.key }) as unknown as Promise<CreateMessageResult>;
   }
 
   listRoots(options?: AskOptions): Promise<ListRootsResult> {
-    return this.dispatcher.ask(this, "roots/list", "roots", undefined, options) as unknown as Promise<ListRootsResult>;
+    return this.host.ask(this, { method: "roots/list", capability: "roots", key: options?.key }) as unknown as Promise<ListRootsResult>;
   }
 
   closeStream(): boolean {

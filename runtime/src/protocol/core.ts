@@ -1,15 +1,15 @@
 /**
  * What the transports hold of a server: the protocol core's entry points, never the registration API. A transport
- * opens a Connection per peer link (a stdio pipe, a legacy HTTP session, a modern HTTP exchange) and asks the core
- * which revisions are served; everything a message needs after that happens behind the Connection
- * (classify → admit → validate → dispatch → encode).
+ * opens a Connection per link that keeps state (a stdio pipe, a legacy HTTP session), behind which a message goes
+ * classify → admit → validate → dispatch → encode; a modern HTTP request keeps none, so the endpoint classifies it
+ * and hands it to `serveModern` (dispatched statelessly, no Connection).
  */
 import type { McpServer } from "../server/server.js";
 import { headerParams, type HeaderParam } from "../wire/headers.js";
 import type { ServedRevisions } from "./classify.js";
 import { Connection, type ConnectionOptions } from "./connection.js";
-import { dispatcherFor } from "./dispatch.js";
-import type { InFlight, Principal, Sink } from "./request.js";
+import { dispatcherFor, type ModernExchange } from "./dispatch.js";
+import type { Sink } from "./request.js";
 import { declaredScopes, scopesFor } from "../server/authorization.js";
 import type { Classification } from "./classify.js";
 import type { Revision } from "../rules.js";
@@ -24,7 +24,7 @@ export interface ProtocolCore {
   /** A new peer link whose answers go to `sink`. */
   connect(sink: Sink, options?: ConnectionOptions): Connection;
   /** A modern request classified by an HTTP endpoint: dispatched statelessly, no link. Resolves when answered. */
-  serveModern(value: unknown, route: Classification & { kind: "modern" }, sink: Sink, flight: InFlight, listens?: Set<() => void>, principal?: Principal): Promise<void> | void;
+  serveModern(value: unknown, route: Classification & { kind: "modern" }, exchange: ModernExchange): Promise<void> | void;
   /** HTTP with authorization: the scopes the feature a request names declares (tools/call, prompts/get, resources/read). */
   requiredScopes(method: string, params: Record<string, unknown> | undefined): readonly string[] | undefined;
   /** Every scope the server's tools, prompts and resources declare. */
@@ -36,6 +36,8 @@ export interface ProtocolCore {
   /** HTTP: the Mcp-Param headers tool `toolName` declares (spec/2026-07-28/basic/transports/streamable-http.mdx#custom-headers-from-tool-parameters). */
   paramHeaders(toolName: string): readonly HeaderParam[] | undefined;
 }
+
+export type { ModernExchange };
 
 const cores = new WeakMap<McpServer, ProtocolCore>();
 
@@ -56,7 +58,7 @@ export function protocolCore(server: McpServer): ProtocolCore {
       },
       sharedSessions: () => server.sharedSessions(),
       connect: (sink, options) => new Connection(server, sink, options),
-      serveModern: (value, route, sink, flight, listens, principal) => dispatcherFor(server).serveModern(value, route, sink, flight, listens, principal),
+      serveModern: (value, route, exchange) => dispatcherFor(server).serveModern(value, route, exchange),
       requiredScopes: (method, params) => scopesFor(server, method, params),
       declaredScopes: () => declaredScopes(server),
       paramHeaders(toolName) {

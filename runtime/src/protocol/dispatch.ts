@@ -8,16 +8,13 @@
  */
 import type { LoggingLevel } from "../../../out/latest.js";
 import {
+  type DispatchValidators,
   type Revision,
   type RevisionValidators,
   allValidatorsFor,
-  definesErrorCode,
   describeErrors,
   errorCode,
   hasCapability,
-  hasMethod,
-  isLegacy,
-  isModern,
   mayAnswerInputRequired,
   methodFlows,
   methodKind,
@@ -25,7 +22,7 @@ import {
   taskWireForm,
   validatorsFor,
 } from "../rules.js";
-import { type AskOptions, type McpServer, MissingCapabilityError } from "../server/server.js";
+import { type McpServer, MissingCapabilityError } from "../server/server.js";
 import { complete } from "../server/completion.js";
 import { getPrompt, listPrompts } from "../server/prompts.js";
 import { listResources, listResourceTemplates, readResource } from "../server/resources.js";
@@ -33,14 +30,16 @@ import { listTools } from "../server/tools.js";
 import { requireScopes, scopesFor } from "../server/authorization.js";
 import { encodeResult } from "../wire/encode.js";
 import { errorResponse } from "../wire/errors.js";
-import { inspect, McpError, type JsonRpcMessage, type JsonRpcResponse, type RequestId } from "../wire/jsonrpc.js";
-import { META_LOG_LEVEL, META_RELATED_TASK } from "../wire/meta.js";
+import { inspect, McpError, type JsonRpcResponse } from "../wire/jsonrpc.js";
 import type { Classification } from "./classify.js";
 import { HandlerContext } from "./context.js";
-import { askInRound, inputRequired, openRound } from "./input-rounds.js";
+import { errorResponseOf } from "./errors.js";
+import { HandlerHost } from "./handler-host.js";
+import { inputRequired, openRound } from "./input-rounds.js";
 import { listen } from "./listen.js";
 import { InFlight, type Principal, type RequestScope, type Sink } from "./request.js";
-import { declaresTasksExtension, missingTasksExtension, tasksFor } from "./tasks.js";
+import { declaresTasksExtension, missingTasksExtension } from "./task-decision.js";
+import { tasksFor } from "./tasks.js";
 import { isTaskMethod, taskMethodsFor } from "./task-methods.js";
 import { isObject } from "../wire/jsonrpc.js";
 
@@ -64,12 +63,12 @@ const METHODS: Readonly<Record<string, MethodHandler>> = {
   // endpoint's pre-dispatch scope check does not see into).
   "resources/subscribe": (s, p, ctx) => (
     requireScopes({ scopes: scopesFor(s, "resources/subscribe", p) }, ctx.principal, ctx.revision, `resource ${String(p.uri)}`),
-    ctx.scope.peer!.session!.subscriptions.add(p.uri as string),
-    ctx.scope.peer!.sessionChanged?.({ subscribe: p.uri as string }),
+    ctx.scope.link!.session!.subscriptions.add(p.uri as string),
+    ctx.scope.link!.sessionChanged?.({ subscribe: p.uri as string }),
     {}
   ),
-  "resources/unsubscribe": (_s, p, ctx) => (ctx.scope.peer!.session!.subscriptions.delete(p.uri as string), ctx.scope.peer!.sessionChanged?.({ unsubscribe: p.uri as string }), {}),
-  "logging/setLevel": (_s, p, ctx) => ((ctx.scope.peer!.session!.logLevel = p.level as LoggingLevel), ctx.scope.peer!.sessionChanged?.({ logLevel: p.level as string }), {}),
+  "resources/unsubscribe": (_s, p, ctx) => (ctx.scope.link!.session!.subscriptions.delete(p.uri as string), ctx.scope.link!.sessionChanged?.({ unsubscribe: p.uri as string }), {}),
+  "logging/setLevel": (_s, p, ctx) => ((ctx.scope.link!.session!.logLevel = p.level as LoggingLevel), ctx.scope.link!.sessionChanged?.({ logLevel: p.level as string }), {}),
   "prompts/list": (s, p, ctx) => listPrompts(s, ctx.revision, p, ctx.principal),
   "prompts/get": (s, p, ctx) => getPrompt(s, ctx.revision, p, ctx),
   "completion/complete": (s, p, ctx) => complete(s, ctx.revision, p, ctx.principal),
@@ -79,7 +78,7 @@ const METHODS: Readonly<Record<string, MethodHandler>> = {
   "tasks/list": (s, p, ctx) => taskMethodsFor(s).list(ctx.revision, p, ctx.scope),
   "tasks/cancel": (s, p, ctx) => taskMethodsFor(s).cancel(ctx.revision, p, ctx.scope),
   "tasks/update": (s, p, ctx) => taskMethodsFor(s).update(ctx.revision, p, ctx.scope),
-  "subscriptions/listen": (s, p, ctx) => listen(s, p, ctx, ctx.sink, ctx.scope.peer?.listens ?? ctx.scope.listens, ctx.scope.peer?.transport === "stdio"),
+  "subscriptions/listen": (s, p, ctx) => listen(s, p, ctx, { ends: ctx.scope.link?.listens ?? ctx.scope.listens, stdio: ctx.scope.link?.transport === "stdio" }),
 };
 
 /**
@@ -101,20 +100,6 @@ const CAPABILITY_FOR_METHOD: Readonly<Record<string, string>> = {
   "logging/setLevel": "logging",
 };
 
-const ELICIT = "elicitation/create";
-
-/**
- * The elicitation mode a request asks for when the client did not declare it, else undefined. Where the revision
- * defines modes, an empty `elicitation` capability means form only, and a server MUST NOT send a mode the client
- * does not support. spec/2025-11-25/client/elicitation.mdx#capabilities
- */
-function unsupportedElicitationMode(revision: Revision, declared: Record<string, unknown>, params: Record<string, unknown> | undefined): string | undefined {
-  const mode = params?.mode === "url" ? "url" : "form";
-  if (!hasCapability(revision, "client", `elicitation.${mode}`)) return undefined;
-  const modes = ["form", "url"].filter((m) => isObject(declared[m]));
-  return (modes.length ? modes : ["form"]).includes(mode) ? undefined : mode;
-}
-
 const dispatchers = new WeakMap<McpServer, Dispatcher>();
 
 /** The dispatcher of `server` (one per server). */
@@ -124,14 +109,31 @@ export function dispatcherFor(server: McpServer): Dispatcher {
   return d;
 }
 
+/** A modern HTTP request's exchange, as the endpoint hands it over. */
+export interface ModernExchange {
+  /** Where the answer and the request's messages go (the POST's JSON body or SSE stream). */
+  readonly sink: Sink;
+  /** The exchange's run: a disconnect cancels it. */
+  readonly flight: InFlight;
+  /** Where a subscriptions/listen registers its end, so that the endpoint can end it gracefully. */
+  readonly listens?: Set<() => void>;
+  /** The verified principal (authorization), if any. */
+  readonly principal?: Principal;
+}
+
 export class Dispatcher {
-  constructor(readonly server: McpServer) {}
+  /** What handlers' contexts ask of (asks, notifications). */
+  private readonly host: HandlerHost;
+
+  constructor(readonly server: McpServer) {
+    this.host = new HandlerHost(server);
+  }
 
   /**
    * A modern request over HTTP, classified by the endpoint: no link, no session, nothing kept after it is answered.
-   * `flight` is the exchange's, so that a disconnect cancels it. Resolves when answered (or cancelled).
+   * Resolves when answered (or cancelled).
    */
-  serveModern(value: unknown, route: Classification & { kind: "modern" }, sink: Sink, flight: InFlight, listens?: Set<() => void>, principal?: Principal): Promise<void> | void {
+  serveModern(value: unknown, route: Classification & { kind: "modern" }, { sink, flight, listens, principal }: ModernExchange): Promise<void> | void {
     const inbound = inspect(value);
     if (inbound.type !== "request") {
       const id = inbound.type === "invalid" ? inbound.id : undefined;
@@ -160,22 +162,9 @@ export class Dispatcher {
    * request takes (allocation per request drives peak RSS under load).
    */
   dispatch(scope: RequestScope, admit: () => void): Promise<void> | void {
-    const { revision, req, sink, peer } = scope;
-    const method = req.method;
-    // Unknown to this revision, or removed from it (initialize, ping, logging/setLevel, resources/subscribe … to a modern peer): -32601.
-    // The tasks extension's methods are not in the 2026-07-28 core schema; the rules module lists them (taskMethods).
-    const taskMethod = isTaskMethod(revision, method);
-    if (!METHODS[method] || (!taskMethod && (methodKind(revision, method) !== "request" || !methodFlows(revision, method, "client→server"))) || !this.served(revision, method, taskMethod)) {
-      return sink.send(errorResponse(revision, req.id, errorCode(revision, "METHOD_NOT_FOUND")!, `Method not found: ${method}`));
-    }
-    // Extension methods from a request that did not declare the extension: -32021, before the task is looked up.
-    // spec/extensions/tasks/modelcontextprotocol-ext-tasks/specification/2026-07-28/tasks.md#protocol-errors
-    if (taskMethod && taskWireForm(revision) === "extension" && !declaresTasksExtension(scope.clientCapabilities)) {
-      return sink.send(this.errorFor(revision, req.id, missingTasksExtension()));
-    }
-    if (peer?.inFlight.has(req.id)) {
-      return sink.send(errorResponse(revision, req.id, errorCode(revision, "INVALID_REQUEST")!, `Invalid Request: id ${JSON.stringify(req.id)} is already in use`));
-    }
+    const { revision, req, sink } = scope;
+    const refused = this.refusal(scope);
+    if (refused) return sink.send(refused);
     const validators = validatorsFor(revision);
     // The revision's validators load once (admission waits meanwhile); a load that fails is answered, never dropped.
     if (validators instanceof Promise) {
@@ -185,30 +174,57 @@ export class Dispatcher {
           sink.send(errorResponse(revision, req.id, errorCode(revision, "INTERNAL_ERROR")!, `Internal error: the ${revision} validators could not be loaded (${(err as Error)?.message ?? err})`)),
       );
     }
-    const validate = validators.clientRequestValidators[method];
+    const validate = validators.clientRequestValidators[req.method];
     // inputResponses entries are validated when a handler uses them; unknown ones are ignored (spec/2026-07-28/basic/patterns/mrtr.mdx#error-handling).
     const checked = isObject(req.params?.inputResponses) ? { ...req, params: { ...req.params, inputResponses: {} } } : req;
     if (validate && !validate(checked)) {
       return sink.send(errorResponse(revision, req.id, errorCode(revision, "INVALID_PARAMS")!, `Invalid params: ${describeErrors(validate)}`));
     }
+    return this.run(scope, validators, admit);
+  }
+
+  /** Why the request is refused before validation (method unknown or not served, extension not declared, id in use), or undefined. */
+  private refusal(scope: RequestScope): JsonRpcResponse | undefined {
+    const { revision, req, link } = scope;
+    const method = req.method;
+    // Unknown to this revision, or removed from it (initialize, ping, logging/setLevel, resources/subscribe … to a modern peer): -32601.
+    // The tasks extension's methods are not in the 2026-07-28 core schema; the rules module lists them (taskMethods).
+    const taskMethod = isTaskMethod(revision, method);
+    if (!METHODS[method] || (!taskMethod && (methodKind(revision, method) !== "request" || !methodFlows(revision, method, "client→server"))) || !this.served(revision, method, taskMethod)) {
+      return errorResponse(revision, req.id, errorCode(revision, "METHOD_NOT_FOUND")!, `Method not found: ${method}`);
+    }
+    // Extension methods from a request that did not declare the extension: -32021, before the task is looked up.
+    // spec/extensions/tasks/modelcontextprotocol-ext-tasks/specification/2026-07-28/tasks.md#protocol-errors
+    if (taskMethod && taskWireForm(revision) === "extension" && !declaresTasksExtension(scope.clientCapabilities)) {
+      return errorResponseOf(revision, req.id, missingTasksExtension());
+    }
+    if (link?.inFlight.has(req.id)) {
+      return errorResponse(revision, req.id, errorCode(revision, "INVALID_REQUEST")!, `Invalid Request: id ${JSON.stringify(req.id)} is already in use`);
+    }
+    return undefined;
+  }
+
+  /** Run a valid request's handler (its MRTR round opened first when it carries answers) and settle its outcome. */
+  private run(scope: RequestScope, validators: DispatchValidators, admit: () => void): Promise<void> | void {
+    const { revision, req, link } = scope;
     const flight = (scope.flight ??= new InFlight());
-    peer?.inFlight.set(req.id, flight);
+    link?.inFlight.set(req.id, flight);
     const params = req.params ?? {};
-    const mrtr = !serverMaySendRequests(revision) && mayAnswerInputRequired(revision, method);
+    const mrtr = !serverMaySendRequests(revision) && mayAnswerInputRequired(revision, req.method);
     if (mrtr && (params.requestState !== undefined || params.inputResponses !== undefined)) {
       try {
-        flight.round = openRound(this.server.requestStateCodec, revision, method, params, validators, scope.principal?.subject);
+        flight.round = openRound(this.server.requestStateCodec, revision, { method: req.method, params, subject: scope.principal?.subject }, validators);
       } catch (err) {
-        peer?.inFlight.delete(req.id);
-        return sink.send(this.errorFor(revision, req.id, err));
+        link?.inFlight.delete(req.id);
+        return scope.sink.send(errorResponseOf(revision, req.id, err));
       }
     }
-    const ctx = new HandlerContext(this, scope, flight, mrtr ? validators : undefined);
+    const ctx = new HandlerContext(this.host, scope, flight, mrtr ? validators : undefined);
     let run: Result | Promise<Result>;
     try {
       // The handler starts before the next message is admitted, so handlers start in arrival order (a listen is
       // subscribed before a pipelined request that triggers an event runs), also when admission had to wait.
-      run = METHODS[method](this.server, params, ctx);
+      run = METHODS[req.method](this.server, params, ctx);
     } catch (err) {
       admit();
       return this.settle(scope, flight, undefined, true, err);
@@ -232,43 +248,26 @@ export class Dispatcher {
       // its own (a missing client capability is -32021: the request cannot proceed whatever the answers).
       const ownFailure = failed && (failure instanceof MissingCapabilityError || failure instanceof McpError);
       if (flight.round?.asked.size && !ownFailure)
-        result = inputRequired(this.server.requestStateCodec, this.server.options.requestStateTtlMs, req.method, req.params ?? {}, flight.round, scope.principal?.subject);
+        result = inputRequired(this.server.requestStateCodec, this.server.options.requestStateTtlMs, { method: req.method, params: req.params ?? {}, subject: scope.principal?.subject }, flight.round);
       else if (failed) throw failure;
       const encoded = encodeResult(revision, req.method, result!, this.server);
       if (this.server.validateResults) {
         return this.checkResult(revision, req.method, encoded).then(
           () => this.answer(scope, flight, { jsonrpc: "2.0", id, result: encoded }),
-          (err) => this.answer(scope, flight, this.errorFor(revision, id, err)),
+          (err) => this.answer(scope, flight, errorResponseOf(revision, id, err)),
         );
       }
       return this.answer(scope, flight, { jsonrpc: "2.0", id, result: encoded });
     } catch (err) {
-      return this.answer(scope, flight, this.errorFor(revision, id, err));
+      return this.answer(scope, flight, errorResponseOf(revision, id, err));
     }
   }
 
   private answer(scope: RequestScope, flight: InFlight, response: JsonRpcResponse): void {
-    scope.peer?.inFlight.delete(scope.req.id);
+    scope.link?.inFlight.delete(scope.req.id);
     // After a cancellation, no response. spec/2025-11-25/basic/utilities/cancellation.mdx
     if (flight.cancelled) return;
     scope.sink.send(response);
-  }
-
-  /** Map a thrown value to a JSON-RPC error that the peer's revision defines. */
-  errorFor(revision: Revision, id: RequestId, err: unknown): JsonRpcResponse {
-    if (err instanceof MissingCapabilityError) {
-      const code = errorCode(revision, "MISSING_REQUIRED_CLIENT_CAPABILITY");
-      if (code !== undefined) return errorResponse(revision, id, code, err.message, { requiredCapabilities: err.requiredCapabilities });
-      return errorResponse(revision, id, errorCode(revision, "INVALID_REQUEST")!, err.message);
-    }
-    if (err instanceof McpError) {
-      let code = err.code;
-      // A code in the JSON-RPC reserved range that this revision does not define is not sent to its peer.
-      if (code >= -32768 && code <= -32000 && !definesErrorCode(revision, code)) code = errorCode(revision, "INTERNAL_ERROR")!;
-      return errorResponse(revision, id, code, err.message, err.data);
-    }
-    const message = err instanceof Error ? err.message : String(err);
-    return errorResponse(revision, id, errorCode(revision, "INTERNAL_ERROR")!, `Internal error: ${message}`);
   }
 
   private async checkResult(revision: Revision, method: string, result: Result): Promise<void> {
@@ -298,56 +297,6 @@ export class Dispatcher {
     }
     if (!caps[top]) return false;
     return sub ? caps[top]![sub] === true : true;
-  }
-
-  // ---- what a handler's context asks of dispatch ----
-
-  /** `ctx.elicit/sample/listRoots`: a legacy server→client request, or a modern MRTR ask. */
-  ask(ctx: HandlerContext, method: string, capability: string, params: Result | undefined, options?: AskOptions): Promise<Result> {
-    const { revision, scope, flight } = ctx;
-    if (!hasMethod(revision, method) || !isObject(ctx.clientCapabilities[capability])) return Promise.reject(new MissingCapabilityError({ [capability]: {} }));
-    const mode = method === ELICIT ? unsupportedElicitationMode(revision, ctx.clientCapabilities[capability] as Result, params) : undefined;
-    if (mode) return Promise.reject(new MissingCapabilityError({ [capability]: { [mode]: {} } }));
-    const task = flight.task;
-    if (task?.decided) {
-      const peer = scope.peer;
-      return tasksFor(this.server).ask(tasksFor(this.server).run(flight)!, ctx, method, capability, params, options?.key, (s, p) =>
-        peer ? peer.askClient(s, method, p) : Promise.reject(new McpError(errorCode(revision, "INTERNAL_ERROR")!, `${method}: no link to ask the client on`)),
-      );
-    }
-    if (serverMaySendRequests(revision)) {
-      if (!scope.peer) return Promise.reject(new McpError(errorCode(revision, "INTERNAL_ERROR")!, `${method}: no link to ask the client on`));
-      return scope.peer.askClient(scope, method, params);
-    }
-    const validators = ctx.mrtrValidators;
-    if (!validators) return Promise.reject(new McpError(errorCode(revision, "INTERNAL_ERROR")!, `${method}: ${scope.req.method} cannot ask the client for input in ${revision}`));
-    const round = (flight.round ??= openRound(this.server.requestStateCodec, revision, scope.req.method, scope.req.params ?? {}, validators, scope.principal?.subject));
-    return askInRound(round, method, capability, params, options);
-  }
-
-  /**
-   * A notification on behalf of a request: nothing once it was cancelled, nothing the revision does not define, and in
-   * a legacy session not yet initialized only logging (the rest is held). spec/2025-11-25/basic/lifecycle.mdx#initialization
-   */
-  notify(ctx: HandlerContext, method: string, params: Result): void {
-    if (ctx.flight.aborted) return;
-    const { revision, scope } = ctx;
-    if (!methodFlows(revision, method, "server→client")) return;
-    // A task's notifications carry its id (2025-11-25). spec/2025-11-25/basic/utilities/tasks.mdx#associating-task-related-messages
-    if (ctx.flight.task && taskWireForm(revision) === "core") params = { ...params, _meta: { ...((params._meta as Result) ?? {}), [META_RELATED_TASK]: { taskId: ctx.flight.task.id } } };
-    const message: JsonRpcMessage = { jsonrpc: "2.0", method, params };
-    const session = scope.peer?.session;
-    if (isLegacy(revision) && session && !session.initialized && method !== "notifications/message") {
-      session.held.push({ message, requestId: scope.req.id, sink: scope.sink });
-      return;
-    }
-    scope.sink.send(message);
-  }
-
-  /** The level at or above which `ctx.log` sends: the session's (legacy) or this request's `_meta` (modern); undefined: none. */
-  logThreshold(ctx: HandlerContext): string | undefined {
-    if (isModern(ctx.revision)) return ctx.scope.meta?.[META_LOG_LEVEL] as string | undefined;
-    return this.server.options.logging ? (ctx.scope.peer?.session?.logLevel ?? this.server.options.defaultLogLevel) : undefined;
   }
 }
 

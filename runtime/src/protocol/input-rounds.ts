@@ -3,11 +3,11 @@
  * the sealed `requestState` that carries the answers into the client's retry.
  * spec/2026-07-28/basic/patterns/mrtr.mdx
  */
-import type { AskOptions } from "../server/server.js";
 import { type DispatchValidators, type Revision, type Validator, describeErrors, errorCode } from "../rules.js";
 import { McpError } from "../wire/jsonrpc.js";
 import { InputRequiredSignal, paramsDigest, type RequestStateCodec } from "./mrtr.js";
 import { isObject } from "../wire/jsonrpc.js";
+import type { ClientAsk } from "./outbound.js";
 
 export interface InputRound {
   /** Answers available to this run: from the verified requestState, then this request's inputResponses. */
@@ -23,11 +23,18 @@ export interface InputRound {
   invalidParams: number;
 }
 
+/** The request a round belongs to: its method and params, and the principal's subject its state is sealed for. */
+export interface RoundRequest {
+  readonly method: string;
+  readonly params: Record<string, unknown>;
+  readonly subject?: string;
+}
+
 /**
  * Open a round: verify `requestState` (attacker-controlled: tampered, expired or foreign state is -32602, and so is
  * a state sealed for another principal `subject`) and gather the answers. Throws McpError.
  */
-export function openRound(codec: RequestStateCodec, revision: Revision, method: string, params: Record<string, unknown>, validators: DispatchValidators, subject?: string): InputRound {
+export function openRound(codec: RequestStateCodec, revision: Revision, { method, params, subject }: RoundRequest, validators: DispatchValidators): InputRound {
   let answers: Record<string, unknown> = {};
   if (params.requestState !== undefined) {
     const payload = codec.open(params.requestState as string);
@@ -42,15 +49,15 @@ export function openRound(codec: RequestStateCodec, revision: Revision, method: 
 }
 
 /** The `input_required` result of a round that asked: every ask, and the answers used so far sealed for the retry. */
-export function inputRequired(codec: RequestStateCodec, ttlMs: number, method: string, params: Record<string, unknown>, round: InputRound, subject?: string): Record<string, unknown> {
+export function inputRequired(codec: RequestStateCodec, ttlMs: number, { method, params, subject }: RoundRequest, round: InputRound): Record<string, unknown> {
   const requestState = codec.seal({ m: method, d: paramsDigest(params), e: Date.now() + ttlMs, a: round.used, q: [...round.asked.keys()], s: subject });
   return { resultType: "input_required", inputRequests: Object.fromEntries(round.asked), requestState };
 }
 
 /** An ask in a round: the answer if the client gave a valid one, else a pending ask that ends the run. */
-export function askInRound(round: InputRound, method: string, capability: string, params: Record<string, unknown> | undefined, options: AskOptions | undefined): Promise<Record<string, unknown>> {
+export function askInRound(round: InputRound, { method, capability, params, key: wanted }: ClientAsk): Promise<Record<string, unknown>> {
   const n = (round.counters[capability] = (round.counters[capability] ?? 0) + 1);
-  const key = options?.key ?? `${capability}-${n}`;
+  const key = wanted ?? `${capability}-${n}`;
   const validate: Validator | undefined = round.validators.answerValidators[method];
   if (Object.prototype.hasOwnProperty.call(round.responses, key)) {
     const answer = round.responses[key];

@@ -4,13 +4,12 @@
  * change notifications it is sent. Nothing here is visible to modern requests.
  * spec/2025-11-25/basic/lifecycle.mdx
  */
-import type { SessionChange } from "../state/sessions.js";
 import type { LoggingLevel } from "../../../out/latest.js";
 import { type Revision, errorCode, hasField, methodFlows, validatorsFor, describeErrors } from "../rules.js";
 import type { McpServer, ServerEvent } from "../server/server.js";
 import { errorResponse } from "../wire/errors.js";
 import type { JsonRpcMessage, JsonRpcRequest, JsonRpcResponse, RequestId } from "../wire/jsonrpc.js";
-import type { InFlight, RequestScope, Sink } from "./request.js";
+import type { Sink } from "./outbound.js";
 import type { SessionState } from "../state/sessions.js";
 import { isObject } from "../wire/jsonrpc.js";
 
@@ -29,25 +28,6 @@ export interface LegacySession {
   /** Resolves at notifications/initialized: server→client requests wait for it. */
   ready: Promise<void>;
   markReady: () => void;
-}
-
-/** What dispatch needs of the link a request came on (a stdio pipe, a legacy HTTP session). */
-export interface LegacyPeer {
-  readonly transport: "stdio" | "http";
-  /** This link's id (random): what a legacy request's tasks are bound to when there is no principal. */
-  readonly id: string;
-  /** The link's own output (stdio, or the session's GET stream): for messages of work that outlives its request (tasks). */
-  readonly out: Sink;
-  /** Requests in flight on this link, by id: duplicate ids are refused, notifications/cancelled finds them. */
-  readonly inFlight: Map<RequestId, InFlight>;
-  /** The legacy session, once `initialize` was answered. */
-  session?: LegacySession;
-  /** Ends of this link's subscriptions/listen streams (the link's end ends them). */
-  readonly listens: Set<() => void>;
-  /** The session's state changed (log level, subscriptions): where sessions are shared, the change is stored. */
-  sessionChanged?(change: SessionChange): void;
-  /** A server→client request (legacy only). */
-  askClient(scope: RequestScope, method: string, params: Record<string, unknown> | undefined): Promise<Record<string, unknown>>;
 }
 
 /**

@@ -3,24 +3,31 @@
  * the subscription id (the listen request's id) until the client cancels (no response then) or the server ends it (a
  * result, preceded on stdio by notifications/cancelled). spec/2026-07-28/basic/patterns/subscriptions.mdx
  */
-import type { McpServer, RequestContext } from "../server/server.js";
+import type { McpServer } from "../server/server.js";
 import { META_SUBSCRIPTION_ID } from "../wire/meta.js";
 import { encodeDetailedTask } from "../wire/tasks.js";
 import type { HandlerContext } from "./context.js";
-import type { Sink } from "./request.js";
-import { declaresTasksExtension, missingTasksExtension, taskOwner, tasksFor } from "./tasks.js";
+import { declaresTasksExtension, missingTasksExtension } from "./task-decision.js";
+import { ownerKey, taskOwner } from "./task-owner.js";
+import { tasksFor } from "./tasks.js";
 
-/**
- * @param ends where the listen registers its end, so that its link or endpoint can end it gracefully (stdin EOF, an
- * HTTP endpoint closing); `stdio`: the server ending it also sends notifications/cancelled.
- */
-export async function listen(server: McpServer, params: Record<string, unknown>, ctx: RequestContext, sink: Sink, ends: Set<() => void> | undefined, stdio: boolean): Promise<Record<string, unknown>> {
+/** Where a listen's stream is, besides its request. */
+export interface ListenLink {
+  /** Where the listen registers its end, so that its link or endpoint can end it gracefully (stdin EOF, an HTTP endpoint closing). */
+  readonly ends: Set<() => void> | undefined;
+  /** stdio: the server ending it also sends notifications/cancelled. */
+  readonly stdio: boolean;
+}
+
+/** Serve one subscriptions/listen request on `ctx.sink` until it ends; resolves with its result. */
+export async function listen(server: McpServer, params: Record<string, unknown>, ctx: HandlerContext, { ends, stdio }: ListenLink): Promise<Record<string, unknown>> {
   const id = ctx.requestId;
+  const sink = ctx.sink;
   const tagged = (p: Record<string, unknown>) => ({ ...p, _meta: { [META_SUBSCRIPTION_ID]: id } });
   const requested = (params.notifications ?? {}) as Record<string, unknown>;
   // Task notifications only for a request that declares the tasks extension (-32021 otherwise).
   // spec/extensions/tasks/modelcontextprotocol-ext-tasks/specification/2026-07-28/tasks.md#task-status-notifications
-  if (requested.taskIds !== undefined && !declaresTasksExtension(ctx.clientCapabilities as Record<string, unknown>)) throw missingTasksExtension();
+  if (requested.taskIds !== undefined && !declaresTasksExtension(ctx.clientCapabilities)) throw missingTasksExtension();
   const filter = server.honourFilter(requested);
   sink.send({ jsonrpc: "2.0", method: "notifications/subscriptions/acknowledged", params: tagged({ notifications: filter }) });
   let end!: () => void;
@@ -35,8 +42,10 @@ export async function listen(server: McpServer, params: Record<string, unknown>,
   let stopTasks: (() => void) | undefined;
   if (taskIds?.length) {
     // Each notification carries the complete DetailedTask; only the caller's own tasks.
-    const owner = taskOwner((ctx as HandlerContext).scope);
-    stopTasks = tasksFor(server).onChange((t) => {
+    const owner = ownerKey(taskOwner(ctx.scope));
+    const supervisor = tasksFor(server).supervisor;
+    supervisor.start();
+    stopTasks = supervisor.onChange((t) => {
       if (ctx.signal.aborted || !taskIds.includes(t.taskId) || t.owner !== owner) return;
       sink.send({ jsonrpc: "2.0", method: "notifications/tasks", params: tagged(encodeDetailedTask(ctx.revision, t)) });
     });

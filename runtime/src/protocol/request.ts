@@ -4,20 +4,20 @@
  */
 import type { Revision } from "../rules.js";
 import type { Principal } from "../server/types.js";
-import type { JsonRpcMessage, JsonRpcRequest, RequestId } from "../wire/jsonrpc.js";
+import type { SessionChange } from "../state/sessions.js";
+import type { JsonRpcRequest, RequestId } from "../wire/jsonrpc.js";
 import type { InputRound } from "./input-rounds.js";
-import type { LegacyPeer } from "./legacy-session.js";
+import type { LegacySession } from "./legacy-session.js";
+import type { ClientAsk, Sink } from "./outbound.js";
 
-/** Where messages for one request go: the link's output, or (HTTP) that request's own stream. */
-export interface Sink {
-  send(message: JsonRpcMessage): void;
-  /**
-   * A change notification derived from a server event (legacy sessions): every process sharing the session hears the
-   * event itself, so it is never forwarded to another process. Default: send.
-   */
-  sendEvent?(message: JsonRpcMessage): void;
-  /** Close the connection carrying this request's stream, keeping the stream resumable (HTTP only; see RequestContext.closeStream). */
-  closeStream?(): boolean;
+type Result = Record<string, unknown>;
+
+/** What a request's run knows of the task it runs as (protocol/task-run.ts). */
+export interface RunTask {
+  readonly id: string;
+  status(message: string): void;
+  /** The task's own way to ask the client, once the run is a task; undefined before (the request's own asks apply). */
+  readonly ask: ((ask: ClientAsk) => Promise<Result>) | undefined;
 }
 
 /** A request being handled. Its AbortController is made only when a handler looks at `ctx.signal` (most never do). */
@@ -27,7 +27,7 @@ export class InFlight {
   /** Modern MRTR state of this run, made on the first ask (or up front when the request carries answers). */
   round?: InputRound;
   /** Set when this run is a task's (protocol/tasks.ts): its asks and notifications follow the task's rules. */
-  task?: { readonly id: string; readonly decided: boolean; status(message: string): void };
+  task?: RunTask;
   private controller?: AbortController;
   private reason?: unknown;
 
@@ -56,6 +56,28 @@ export class InFlight {
   }
 }
 
+/**
+ * What dispatch needs of the link a request came on, when it keeps state between messages: a stdio pipe (either era)
+ * or a legacy HTTP session. A modern HTTP request has none.
+ */
+export interface Link {
+  readonly transport: "stdio" | "http";
+  /** This link's id (random): what a request's tasks are bound to when there is no principal. */
+  readonly id: string;
+  /** The link's own output (stdio, or the session's GET stream): for messages of work that outlives its request (tasks). */
+  readonly out: Sink;
+  /** Requests in flight on this link, by id: duplicate ids are refused, notifications/cancelled finds them. */
+  readonly inFlight: Map<RequestId, InFlight>;
+  /** The legacy session, once `initialize` was answered. */
+  session?: LegacySession;
+  /** Ends of this link's subscriptions/listen streams (the link's end ends them). */
+  readonly listens: Set<() => void>;
+  /** The session's state changed (log level, subscriptions): where sessions are shared, the change is stored. */
+  sessionChanged?(change: SessionChange): void;
+  /** A server→client request (legacy only). */
+  askClient(scope: RequestScope, method: string, params: Result | undefined): Promise<Result>;
+}
+
 /** A request routed by the classifier and admitted: everything dispatch needs. */
 export interface RequestScope {
   readonly revision: Revision;
@@ -70,7 +92,7 @@ export interface RequestScope {
    * The link the request came on, when it keeps per-link state: requests in flight (duplicate ids, cancellation) and,
    * legacy, the session. Undefined for a modern HTTP request, which has none.
    */
-  readonly peer?: LegacyPeer;
+  readonly link?: Link;
   /** The verified principal (HTTP with authorization); undefined otherwise. */
   readonly principal?: Principal;
   /** Set by dispatch once the request is admitted. */
@@ -79,4 +101,4 @@ export interface RequestScope {
   readonly listens?: Set<() => void>;
 }
 
-export type { RequestId, Principal };
+export type { RequestId, Principal, Sink, ClientAsk };

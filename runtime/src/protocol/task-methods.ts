@@ -12,7 +12,9 @@ import { McpError } from "../wire/jsonrpc.js";
 import { META_RELATED_TASK } from "../wire/meta.js";
 import { encodeDetailedTask, encodeTask } from "../wire/tasks.js";
 import type { RequestScope } from "./request.js";
-import { type Tasks, taskOwner, tasksFor } from "./tasks.js";
+import { ownerKey, taskOwner } from "./task-owner.js";
+import type { TaskSupervisor } from "./task-supervisor.js";
+import { tasksFor } from "./tasks.js";
 import { isObject } from "../wire/jsonrpc.js";
 
 type Result = Record<string, unknown>;
@@ -27,21 +29,25 @@ const methodsOf = new WeakMap<McpServer, TaskMethods>();
 /** The task methods of `server` (one per server, over its task runtime). */
 export function taskMethodsFor(server: McpServer): TaskMethods {
   let m = methodsOf.get(server);
-  if (!m) methodsOf.set(server, (m = new TaskMethods(tasksFor(server))));
+  if (!m) methodsOf.set(server, (m = new TaskMethods(server, tasksFor(server).supervisor)));
   return m;
 }
 
+/** Each method starts the supervisor (task-supervisor.ts) before it reads the store. */
 export class TaskMethods {
-  constructor(readonly tasks: Tasks) {}
+  constructor(
+    readonly server: McpServer,
+    readonly tasks: TaskSupervisor,
+  ) {}
 
   /** The task `taskId` names, if the caller owns it; unknown, expired and other owners' tasks are all -32602 alike. */
   private async owned(revision: Revision, params: Result, scope: RequestScope): Promise<TaskRecord> {
     const invalid = errorCode(revision, "INVALID_PARAMS")!;
     if (typeof params.taskId !== "string") throw new McpError(invalid, "Invalid params: taskId must be a string");
-    const t = await this.tasks.store.get(params.taskId);
+    const t = await this.tasks.start().get(params.taskId);
     // Requests for another context's tasks MUST be rejected (spec/2025-11-25/basic/utilities/tasks.mdx#task-isolation-and-access-control);
     // and a task of one wire form does not exist for the other (its result is encoded for its own revision).
-    if (!t || t.owner !== taskOwner(scope) || !isRevision(t.revision) || taskWireForm(t.revision) !== taskWireForm(revision)) {
+    if (!t || t.owner !== ownerKey(taskOwner(scope)) || !isRevision(t.revision) || taskWireForm(t.revision) !== taskWireForm(revision)) {
       throw new McpError(invalid, `Invalid params: unknown task ${JSON.stringify(params.taskId.length > 64 ? `${params.taskId.slice(0, 64)}…` : params.taskId)}`);
     }
     return t;
@@ -96,7 +102,7 @@ export class TaskMethods {
                 (c) => c && isTerminal(c.status) && done(c),
                 () => {},
               ),
-            Math.max(1, Math.floor(this.tasks.server.taskOptions.leaseMs / 3)),
+            Math.max(1, Math.floor(this.server.taskOptions.leaseMs / 3)),
           )
         : undefined;
       recheck?.unref?.();
@@ -123,7 +129,7 @@ export class TaskMethods {
     const cursor = params.cursor as string | undefined;
     let page;
     try {
-      page = await this.tasks.store.list(taskOwner(scope), cursor, this.tasks.server.options.pageSize);
+      page = await this.tasks.start().list(ownerKey(taskOwner(scope)), cursor, this.server.options.pageSize);
     } catch (err) {
       if (err instanceof RangeError) throw new McpError(errorCode(revision, "INVALID_PARAMS")!, "Invalid params: invalid cursor");
       throw err;

@@ -131,7 +131,7 @@ export class PostRoute {
     res.once("close", () => exchange.closed());
     let done: Promise<void> | void;
     try {
-      done = this.t.core.serveModern(msg, route, exchange, flight, this.t.listens, post.principal);
+      done = this.t.core.serveModern(msg, route, { sink: exchange, flight, listens: this.t.listens, principal: post.principal });
     } catch (err) {
       return this.t.responder.internalError(res, err);
     }

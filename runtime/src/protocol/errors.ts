@@ -1,0 +1,35 @@
+/**
+ * The JSON-RPC error a thrown value becomes for a peer of a given revision: pure, one mapping for every answer
+ * (dispatch's responses, a failed task's stored error). spec/2025-11-25/basic/index.mdx#error-responses
+ */
+import { type Revision, definesErrorCode, errorCode } from "../rules.js";
+import { MissingCapabilityError } from "../server/errors.js";
+import { McpError, type JsonRpcErrorObject, type JsonRpcResponse, type RequestId } from "../wire/jsonrpc.js";
+import { errorResponse } from "../wire/errors.js";
+
+/**
+ * The error object for `err` under `revision`: a missing client capability is -32021 where the revision defines it
+ * (else -32600); an McpError keeps its code unless it is a reserved code the revision does not define (then -32603);
+ * anything else is -32603 with its message. `data` is present only when there is some.
+ */
+export function errorOf(revision: Revision, err: unknown): JsonRpcErrorObject {
+  if (err instanceof MissingCapabilityError) {
+    const code = errorCode(revision, "MISSING_REQUIRED_CLIENT_CAPABILITY");
+    if (code !== undefined) return { code, message: err.message, data: { requiredCapabilities: err.requiredCapabilities } };
+    return { code: errorCode(revision, "INVALID_REQUEST")!, message: err.message };
+  }
+  if (err instanceof McpError) {
+    let code = err.code;
+    // A code in the JSON-RPC reserved range that this revision does not define is not sent to its peer.
+    if (code >= -32768 && code <= -32000 && !definesErrorCode(revision, code)) code = errorCode(revision, "INTERNAL_ERROR")!;
+    return err.data === undefined ? { code, message: err.message } : { code, message: err.message, data: err.data };
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  return { code: errorCode(revision, "INTERNAL_ERROR")!, message: `Internal error: ${message}` };
+}
+
+/** The error response to request `id` for `err` under `revision` (errorOf, written as the revision writes ids). */
+export function errorResponseOf(revision: Revision, id: RequestId, err: unknown): JsonRpcResponse {
+  const e = errorOf(revision, err);
+  return errorResponse(revision, id, e.code, e.message, e.data);
+}

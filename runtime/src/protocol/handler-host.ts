@@ -1,0 +1,79 @@
+/**
+ * What a handler's context asks of its host: the server, the questions it asks the client (`ctx.elicit/sample/
+ * listRoots`) and the notifications it sends on behalf of its request (`ctx.progress/log`). One per server; the
+ * request's scope and run come with each call.
+ */
+import { type Revision, errorCode, hasCapability, hasMethod, isLegacy, isModern, methodFlows, serverMaySendRequests, taskWireForm } from "../rules.js";
+import { MissingCapabilityError, type McpServer } from "../server/server.js";
+import { McpError, isObject, type JsonRpcMessage } from "../wire/jsonrpc.js";
+import { META_LOG_LEVEL, META_RELATED_TASK } from "../wire/meta.js";
+import type { ContextHost, HandlerContext } from "./context.js";
+import { askInRound, openRound } from "./input-rounds.js";
+import type { ClientAsk } from "./outbound.js";
+
+type Result = Record<string, unknown>;
+
+const ELICIT = "elicitation/create";
+
+/**
+ * The elicitation mode a request asks for when the client did not declare it, else undefined. Where the revision
+ * defines modes, an empty `elicitation` capability means form only, and a server MUST NOT send a mode the client
+ * does not support. spec/2025-11-25/client/elicitation.mdx#capabilities
+ */
+function unsupportedElicitationMode(revision: Revision, declared: Record<string, unknown>, params: Record<string, unknown> | undefined): string | undefined {
+  const mode = params?.mode === "url" ? "url" : "form";
+  if (!hasCapability(revision, "client", `elicitation.${mode}`)) return undefined;
+  const modes = ["form", "url"].filter((m) => isObject(declared[m]));
+  return (modes.length ? modes : ["form"]).includes(mode) ? undefined : mode;
+}
+
+export class HandlerHost implements ContextHost {
+  constructor(readonly server: McpServer) {}
+
+  /**
+   * `ctx.elicit/sample/listRoots`: the task's own ask when the run is a task's, else a legacy server→client request,
+   * else a modern MRTR ask. Rejects with MissingCapabilityError when the client did not declare what the ask needs.
+   */
+  ask(ctx: HandlerContext, ask: ClientAsk): Promise<Result> {
+    const { revision, scope, flight } = ctx;
+    const { method, capability, params } = ask;
+    if (!hasMethod(revision, method) || !isObject(ctx.clientCapabilities[capability])) return Promise.reject(new MissingCapabilityError({ [capability]: {} }));
+    const mode = method === ELICIT ? unsupportedElicitationMode(revision, ctx.clientCapabilities[capability] as Result, params) : undefined;
+    if (mode) return Promise.reject(new MissingCapabilityError({ [capability]: { [mode]: {} } }));
+    const taskAsk = flight.task?.ask;
+    if (taskAsk) return taskAsk(ask);
+    if (serverMaySendRequests(revision)) {
+      if (!scope.link) return Promise.reject(new McpError(errorCode(revision, "INTERNAL_ERROR")!, `${method}: no link to ask the client on`));
+      return scope.link.askClient(scope, method, params);
+    }
+    const validators = ctx.mrtrValidators;
+    if (!validators) return Promise.reject(new McpError(errorCode(revision, "INTERNAL_ERROR")!, `${method}: ${scope.req.method} cannot ask the client for input in ${revision}`));
+    const round = (flight.round ??= openRound(this.server.requestStateCodec, revision, { method: scope.req.method, params: scope.req.params ?? {}, subject: scope.principal?.subject }, validators));
+    return askInRound(round, ask);
+  }
+
+  /**
+   * A notification on behalf of a request: nothing once it was cancelled, nothing the revision does not define, and in
+   * a legacy session not yet initialized only logging (the rest is held). spec/2025-11-25/basic/lifecycle.mdx#initialization
+   */
+  notify(ctx: HandlerContext, method: string, params: Result): void {
+    if (ctx.flight.aborted) return;
+    const { revision, scope } = ctx;
+    if (!methodFlows(revision, method, "server→client")) return;
+    // A task's notifications carry its id (2025-11-25). spec/2025-11-25/basic/utilities/tasks.mdx#associating-task-related-messages
+    if (ctx.flight.task && taskWireForm(revision) === "core") params = { ...params, _meta: { ...((params._meta as Result) ?? {}), [META_RELATED_TASK]: { taskId: ctx.flight.task.id } } };
+    const message: JsonRpcMessage = { jsonrpc: "2.0", method, params };
+    const session = scope.link?.session;
+    if (isLegacy(revision) && session && !session.initialized && method !== "notifications/message") {
+      session.held.push({ message, requestId: scope.req.id, sink: scope.sink });
+      return;
+    }
+    scope.sink.send(message);
+  }
+
+  /** The level at or above which `ctx.log` sends: the session's (legacy) or this request's `_meta` (modern); undefined: none. */
+  logThreshold(ctx: HandlerContext): string | undefined {
+    if (isModern(ctx.revision)) return ctx.scope.meta?.[META_LOG_LEVEL] as string | undefined;
+    return this.server.options.logging ? (ctx.scope.link?.session?.logLevel ?? this.server.options.defaultLogLevel) : undefined;
+  }
+}

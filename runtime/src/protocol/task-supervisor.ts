@@ -1,0 +1,146 @@
+/**
+ * The task store's supervisor: the store (made on `start()`), its sweeps, the leases of the tasks this process runs
+ * (shared stores), and what the store's changes mean for those runs (a cancel aborts, an answer reaches its ask).
+ * Explicit `start()`/`stop()`: nothing runs before the first dispatch that may touch a task (dispatch.ts).
+ */
+import { methodFlows, taskWireForm } from "../rules.js";
+import type { McpServer } from "../server/server.js";
+import { type TaskRecord, type TaskStore, guardedTaskStore } from "../state/task-store.js";
+import { encodeTask, isTerminal } from "../wire/tasks.js";
+import { randomId } from "./mrtr.js";
+import type { TaskOwner } from "./task-owner.js";
+import { ownerKey } from "./task-owner.js";
+import type { TaskRun } from "./task-run.js";
+
+type Result = Record<string, unknown>;
+
+export class TaskSupervisor {
+  /** This process, as the holder of leases on the tasks it runs (shared stores). */
+  readonly holder = randomId();
+  private current?: TaskStore;
+  private unwatch?: () => void;
+  private sweeper?: ReturnType<typeof setInterval>;
+  private renewer?: ReturnType<typeof setInterval>;
+  /** The runs this process executes, by task id. */
+  private readonly runs = new Map<string, TaskRun>();
+  private readonly listeners = new Set<(t: TaskRecord) => void>();
+
+  constructor(private readonly server: McpServer) {}
+
+  /** Whether the supervisor runs (its store watched and swept). */
+  get started(): boolean {
+    return this.unwatch !== undefined;
+  }
+
+  /** The store. Throws Error before the first `start()`. */
+  get store(): TaskStore {
+    if (!this.current) throw new Error("mcp runtime: the task supervisor was not started");
+    return this.current;
+  }
+
+  /**
+   * Make the store (once: it keeps the tasks of a later start), watch it, sweep it every `sweepIntervalMs` and, where
+   * it is shared, renew this process's leases every `leaseMs / 3`. Idempotent. The timers never keep a process alive.
+   */
+  start(): TaskStore {
+    // A store's failure reaches the client as "the task store could not be reached", its details the log.
+    const store = (this.current ??= guardedTaskStore(this.server.taskStore()));
+    if (this.unwatch) return store;
+    const { sweepIntervalMs, leaseMs } = this.server.taskOptions;
+    this.unwatch = store.watch((t) => this.changed(t));
+    this.sweeper = setInterval(() => void store.sweep(Date.now()).catch(() => {}), sweepIntervalMs);
+    this.sweeper.unref?.();
+    if (store.shared) {
+      // A process that dies stops renewing, and its tasks fail.
+      this.renewer = setInterval(() => this.renew(store), Math.max(1, Math.floor(leaseMs / 3)));
+      this.renewer.unref?.();
+    }
+    return store;
+  }
+
+  /** Stop watching, sweeping and renewing (the store and its tasks stay, for a later `start()`). Idempotent. */
+  stop(): void {
+    this.unwatch?.();
+    this.unwatch = undefined;
+    clearInterval(this.sweeper);
+    clearInterval(this.renewer);
+    this.sweeper = this.renewer = undefined;
+  }
+
+  /** A lease on a task for this process, `leaseMs` from now. */
+  lease(): { holder: string; until: number } {
+    return { holder: this.holder, until: Date.now() + this.server.taskOptions.leaseMs };
+  }
+
+  /** Count `run` as running here until it ends or its TTL passes. */
+  track(run: TaskRun, ttlMs: number | null): void {
+    this.runs.set(run.id, run);
+    run.expireAt(ttlMs, () => this.untrack(run));
+  }
+
+  untrack(run: TaskRun): void {
+    if (this.runs.get(run.id) === run) this.runs.delete(run.id);
+  }
+
+  /** The run of task `taskId` if this process executes it (a waiting tasks/result registers its stream there). */
+  runOf(taskId: string): TaskRun | undefined {
+    return this.runs.get(taskId);
+  }
+
+  /** How many tasks run here: all of them, or `owner`'s. */
+  running(owner?: TaskOwner): number {
+    if (!owner) return this.runs.size;
+    const key = ownerKey(owner);
+    let n = 0;
+    for (const r of this.runs.values()) if (ownerKey(r.owner) === key) n++;
+    return n;
+  }
+
+  /** Be told of every task change (subscriptions/listen `taskIds`, a waiting tasks/result). */
+  onChange(listener: (t: TaskRecord) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /**
+   * Renew the leases of the tasks this process runs. The renewal reads the task too: a cancel or an answer whose
+   * announcement this process missed (its subscription was down a moment) reaches the handler here, instead of never.
+   */
+  private renew(store: TaskStore): void {
+    for (const run of this.runs.values())
+      void store.update(run.id, { lease: this.lease() }).then(
+        (t) => {
+          if (!t || this.runs.get(run.id) !== run) return;
+          this.deliver(run, t);
+          // Ended while the handler still runs, not by a cancel: the lease lapsed (renewals failed) and another
+          // process failed the task. Its outcome can no longer be stored (a terminal task never changes): stop it.
+          if (isTerminal(t.status) && t.status !== "cancelled" && run.phase === "running") run.flight.abort(new Error(`the task was ended elsewhere (${t.status}): this process's lease on it lapsed`));
+        },
+        () => {},
+      );
+  }
+
+  /** A change of a task in the store: abort a cancelled run of ours, hand a waiting ask its answer, tell the link. */
+  private changed(t: TaskRecord): void {
+    const run = this.runs.get(t.taskId);
+    if (run) {
+      this.deliver(run, t);
+      // notifications/tasks/status (MAY; without related-task _meta). spec/2025-11-25/basic/utilities/tasks.mdx#task-notifications
+      if (run.link && taskWireForm(run.revision) === "core" && methodFlows(run.revision, "notifications/tasks/status", "server→client")) {
+        run.link.send({ jsonrpc: "2.0", method: "notifications/tasks/status", params: encodeTask(run.revision, t) });
+      }
+    }
+    for (const l of this.listeners) l(t);
+  }
+
+  /** What a run of ours takes from its task as stored: a cancel (its abort), the answers its asks wait for. */
+  private deliver(run: TaskRun, t: TaskRecord): void {
+    if (t.status === "cancelled") run.flight.abort(new Error(t.statusMessage ?? "the task was cancelled"));
+    for (const [key, w] of run.waiting) {
+      if (t.inputResponses && Object.prototype.hasOwnProperty.call(t.inputResponses, key)) {
+        run.waiting.delete(key);
+        w.resolve(t.inputResponses[key] as Result);
+      }
+    }
+  }
+}
