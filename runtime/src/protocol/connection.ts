@@ -15,7 +15,7 @@ import { AdmissionQueue } from "./admission.js";
 import { classify, type Classification } from "./classify.js";
 import { ClientRequests } from "./client-requests.js";
 import { dispatcherFor, type Dispatcher } from "./dispatch.js";
-import { randomId } from "./mrtr.js";
+import { randomId } from "../state/request-state.js";
 import { changeNotification, handshake, markInitialized, restoredSession, type LegacySession } from "./legacy-session.js";
 import type { InFlight, Link, Principal, RequestScope, Sink } from "./request.js";
 import type { SessionChange, SessionState } from "../state/sessions.js";

@@ -5,7 +5,8 @@
  */
 import { type DispatchValidators, type Revision, type Validator, describeErrors, errorCode } from "../rules.js";
 import { McpError } from "../wire/jsonrpc.js";
-import { InputRequiredSignal, paramsDigest, type RequestStateCodec } from "./mrtr.js";
+import { InputRequiredSignal, paramsDigest } from "./mrtr.js";
+import type { RequestStateCodec } from "../state/request-state.js";
 import { isObject } from "../wire/jsonrpc.js";
 import type { ClientAsk } from "./outbound.js";
 

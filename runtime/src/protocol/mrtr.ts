@@ -14,8 +14,6 @@
  */
 import { nodeCrypto as crypto } from "../state/request-state.js";
 
-export { MIN_SECRET_BYTES, RequestStateCodec, type RequestStatePayload, randomId, secretKeys } from "../state/request-state.js";
-
 /** JSON with sorted object keys, so equal values digest equally. */
 export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;

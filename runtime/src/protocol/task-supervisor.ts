@@ -7,7 +7,7 @@ import { methodFlows, taskWireForm } from "../rules.js";
 import type { McpServer } from "../server/server.js";
 import { type TaskRecord, type TaskStore, guardedTaskStore } from "../state/task-store.js";
 import { encodeTask, isTerminal } from "../wire/tasks.js";
-import { randomId } from "./mrtr.js";
+import { randomId } from "../state/request-state.js";
 import type { TaskOwner } from "./task-owner.js";
 import { ownerKey } from "./task-owner.js";
 import type { TaskRun } from "./task-run.js";

@@ -29,7 +29,7 @@ import { createTaskResult } from "../wire/tasks.js";
 import type { HandlerContext } from "./context.js";
 import { errorOf } from "./errors.js";
 import { InFlight, type RequestScope } from "./request.js";
-import { randomId } from "./mrtr.js";
+import { randomId } from "../state/request-state.js";
 import { coreTaskAsks, extensionTaskAsks } from "./task-asks.js";
 import { taskMode, taskTtl } from "./task-decision.js";
 import { ownerKey, taskOwner } from "./task-owner.js";

@@ -15,7 +15,7 @@
  *
  * spec/2025-11-25/basic/transports.mdx#session-management, spec/2025-11-25/basic/transports.mdx#resumability-and-redelivery
  */
-import { randomId } from "../../protocol/mrtr.js";
+import { randomId } from "../../state/request-state.js";
 import type { Principal } from "../../protocol/request.js";
 import type { BusMessage, MessageBus } from "../../state/bus.js";
 import { type EventLog, type LoggedEvent, type SessionChange, type SessionRecord, type SessionStore, applySessionChange } from "../../state/sessions.js";
