@@ -117,14 +117,158 @@ describe("the import scan", () => {
   });
 });
 
+/** The folder table of docs/architecture.md: each folder, the source files its row names, and what it may import. */
+export function folderTable(markdown: string): { folder: string; files: string[]; mayImport: string[] }[] {
+  const section = markdown.split(/^## /m).find((s) => s.startsWith("Folders"));
+  if (!section) throw new Error("docs/architecture.md has no '## Folders' section");
+  const ticks = (cell: string) => [...cell.matchAll(/`([^`]+)`/g)].map((m) => m[1]);
+  return section
+    .split("\n")
+    .filter((l) => /^\| `[a-z]+\/` \|/.test(l))
+    .map((l) => {
+      const [, folder, what, may] = l.split("|").map((c) => c.trim());
+      return { folder: ticks(folder)[0], files: ticks(what).filter((t) => /^[\w-]+\.ts$/.test(t)), mayImport: ticks(may) };
+    });
+}
+
+/** Strongly connected components of more than one module (Tarjan), each a list of paths. */
+export function importCycles(graph: Map<string, string[]>): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const cycles: string[][] = [];
+  const visit = (v: string) => {
+    index.set(v, index.size);
+    low.set(v, index.get(v)!);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of graph.get(v) ?? []) {
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) !== index.get(v)) return;
+    const scc: string[] = [];
+    for (let w = stack.pop()!; ; w = stack.pop()!) {
+      onStack.delete(w);
+      scc.push(w);
+      if (w === v) break;
+    }
+    if (scc.length > 1 || (graph.get(v) ?? []).includes(v)) cycles.push(scc.sort());
+  };
+  for (const v of graph.keys()) if (!index.has(v)) visit(v);
+  return cycles;
+}
+
+describe("the cycle scan", () => {
+  it("finds a cycle through any number of modules, and none in a chain", () => {
+    const g = (pairs: [string, string][]) => {
+      const m = new Map<string, string[]>();
+      for (const [a, b] of pairs) m.set(a, [...(m.get(a) ?? []), b]).set(b, m.get(b) ?? []);
+      return m;
+    };
+    expect(
+      importCycles(
+        g([
+          ["a", "b"],
+          ["b", "c"],
+        ]),
+      ),
+    ).toEqual([]);
+    expect(
+      importCycles(
+        g([
+          ["a", "b"],
+          ["b", "a"],
+        ]),
+      ),
+    ).toEqual([["a", "b"]]);
+    expect(
+      importCycles(
+        g([
+          ["a", "b"],
+          ["b", "c"],
+          ["c", "a"],
+          ["c", "d"],
+        ]),
+      ),
+    ).toEqual([["a", "b", "c"]]);
+    expect(importCycles(g([["a", "a"]]))).toEqual([["a"]]);
+  });
+
+  it("reads the folder table of docs/architecture.md", () => {
+    const md = [
+      "## Folders",
+      "",
+      "| folder | what | may import |",
+      "| --- | --- | --- |",
+      "| `wire/` | pure: `jsonrpc.ts` (`McpError`) | `rules.ts`, `wire/` |",
+      "",
+      "## Next",
+      "| `x/` | `y.ts` | |",
+    ].join("\n");
+    expect(folderTable(md)).toEqual([{ folder: "wire/", files: ["jsonrpc.ts"], mayImport: ["rules.ts", "wire/"] }]);
+  });
+});
+
 describe("runtime layering", () => {
   const all = edges();
-  const from = (layer: string) => all.filter((e) => layerOf(e.from) === layer);
+  const table = folderTable(readFileSync(join(ROOT, "docs", "architecture.md"), "utf8"));
+
+  it("has no import cycle in runtime/src, type-only imports included", () => {
+    const graph = new Map<string, string[]>();
+    for (const file of tsFiles(SRC)) graph.set(relative(SRC, file), []);
+    for (const e of all) if (e.to.kind === "path" && e.to.layer !== undefined) graph.get(relative(SRC, e.from))!.push(relative(SRC, e.to.path));
+    expect(importCycles(graph).map((c) => c.join(" → "))).toEqual([]);
+  });
+
+  it("docs/architecture.md's folder table names every folder of runtime/src, and only those", () => {
+    const folders = readdirSync(SRC, { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => `${e.name}/`)
+      .sort();
+    expect(table.map((r) => r.folder).sort()).toEqual(folders);
+    expect(folders).toEqual(expect.arrayContaining(LAYERS.map((l) => `${l}/`)));
+  });
+
+  it("each row names every source file of its folder, and only files that exist", () => {
+    const wrong: Record<string, { unnamed: string[]; missing: string[] }> = {};
+    for (const row of table) {
+      const present = [...tsFiles(join(SRC, row.folder))].map((f) => f.split(sep).pop()!);
+      const named = new Set(row.files);
+      const unnamed = present.filter((f) => !named.has(f)).sort();
+      const missing = [...named].filter((f) => !present.includes(f)).sort();
+      if (unnamed.length || missing.length) wrong[row.folder] = { unnamed, missing };
+    }
+    expect(wrong).toEqual({});
+  });
+
+  it("the table's layers form no cycle (a folder may import only folders below it)", () => {
+    const graph = new Map(table.map((r) => [r.folder, r.mayImport.filter((m) => m.endsWith("/") && m !== r.folder)]));
+    expect(importCycles(graph)).toEqual([]);
+  });
+
+  it("every folder imports only what its row of docs/architecture.md allows", () => {
+    const bad: string[] = [];
+    for (const e of all) {
+      const row = table.find((r) => r.folder === `${layerOf(e.from)}/`);
+      if (!row) continue; // top-level files (index.ts, rules.ts) are the entry and the generated rules
+      if (e.to.kind === "computed") bad.push(`${show(e)} (a computed specifier)`);
+      if (e.to.kind !== "path") continue;
+      const allowed = isGeneratedRules(e.to.path) ? row.mayImport.includes("rules.ts") : e.to.layer !== undefined && (e.to.layer === layerOf(e.from) || row.mayImport.includes(`${e.to.layer}/`));
+      if (!allowed) bad.push(show(e));
+    }
+    expect(bad).toEqual([]);
+  });
 
   it.each(LAYERS)("runtime/src/%s/ exists and holds source", (layer) => {
     expect(existsSync(join(SRC, layer)), `runtime/src/${layer}/ is missing`).toBe(true);
     expect([...tsFiles(join(SRC, layer))].length, `runtime/src/${layer}/ has no .ts file`).toBeGreaterThan(0);
   });
+
+  const from = (layer: string) => all.filter((e) => layerOf(e.from) === layer);
 
   it("wire/ imports nothing of the runtime but wire/ and the generated rules", () => {
     const bad = from("wire").filter((e) => e.to.kind === "computed" || (e.to.kind === "path" && !isGeneratedRules(e.to.path) && e.to.layer !== "wire"));
@@ -138,6 +282,16 @@ describe("runtime layering", () => {
 
   it("transport/ does not import server/", () => {
     const bad = from("transport").filter((e) => e.to.kind === "computed" || (e.to.kind === "path" && e.to.layer === "server"));
+    expect(bad.map(show)).toEqual([]);
+  });
+
+  it("server/ (the features a handler registers) imports none of protocol/, transport/ and client/", () => {
+    const bad = from("server").filter((e) => e.to.kind === "computed" || (e.to.kind === "path" && ["protocol", "transport", "client"].includes(e.to.layer ?? "")));
+    expect(bad.map(show)).toEqual([]);
+  });
+
+  it("client/ imports nothing of the runtime but client/, wire/ and the generated rules", () => {
+    const bad = from("client").filter((e) => e.to.kind === "computed" || (e.to.kind === "path" && !isGeneratedRules(e.to.path) && e.to.layer !== "client" && e.to.layer !== "wire"));
     expect(bad.map(show)).toEqual([]);
   });
 
