@@ -71,7 +71,9 @@ describe("progress reported in the same tick as the result reaches the official 
     ["Streamable HTTP, sdk 2.x legacy", () => new Client2({ name: "p2", version: "2" }), () => new Http2(new URL(fx.url)) as Transport],
     [`Streamable HTTP, sdk 2.x ${MODERN}`, () => new Client2({ name: "p2", version: "2" }, { versionNegotiation: { mode: { pin: MODERN } } }), () => new Http2(new URL(fx.url)) as Transport],
   ];
-  it.each(cases)("%s: every call sees 0, 50 and 100", async (_label, client, transport) => {
+  // Retried: the pacing is a margin (SETTLE_MS), not a guarantee, and on a loaded machine a client's event loop can
+  // stall past it; a runtime without the pacing fails every attempt (each call's progress shares the response's read).
+  it.each(cases)("%s: every call sees 0, 50 and 100", { retry: 2 }, async (_label, client, transport) => {
     const { seen, errors } = await burst(client(), transport());
     expect(seen).toEqual(all);
     expect(errors.filter((e) => /progress/i.test(e))).toEqual([]);
