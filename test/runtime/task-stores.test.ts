@@ -274,6 +274,30 @@ describe("RedisTaskStore: keys", async () => {
 });
 
 describe("createServer({ tasks: { store } })", () => {
+  it("env MCP_REDIS_URL without MCP_TASK_STORE puts tasks on Redis (its prefix too); MCP_TASK_STORE=memory keeps them in the process", async () => {
+    const saved = { url: process.env.MCP_REDIS_URL, store: process.env.MCP_TASK_STORE, prefix: process.env.MCP_REDIS_PREFIX };
+    process.env.MCP_REDIS_URL = REDIS_URL;
+    process.env.MCP_REDIS_PREFIX = "env-prefix:";
+    delete process.env.MCP_TASK_STORE;
+    try {
+      const store = createServer({ name: "s", version: "1" }).taskStore();
+      expect(store).toBeInstanceOf(RedisTaskStore);
+      expect((store as RedisTaskStore).prefix).toBe("env-prefix:");
+      await store.close();
+      process.env.MCP_TASK_STORE = "memory";
+      expect(createServer({ name: "s", version: "1" }).taskStore()).toBeInstanceOf(MemoryTaskStore);
+    } finally {
+      for (const [k, v] of [
+        ["MCP_REDIS_URL", saved.url],
+        ["MCP_TASK_STORE", saved.store],
+        ["MCP_REDIS_PREFIX", saved.prefix],
+      ] as const) {
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
+      }
+    }
+  });
+
   it("picks the Redis store by name, with its URL and prefix; without a URL it is a TypeError naming MCP_REDIS_URL", async () => {
     const store = createServer({ name: "s", version: "1", tasks: { store: "redis", url: REDIS_URL, prefix: "mine:" } }).taskStore();
     expect(store).toBeInstanceOf(RedisTaskStore);

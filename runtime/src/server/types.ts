@@ -166,7 +166,7 @@ export interface TaskOptions {
    * Where tasks are kept: "memory" (default; lost with the process), "sqlite" (a file, `path`; needs `npm install
    * better-sqlite3@12`), "postgres" (`url`, needs `npm install pg`) or "redis" (`url`, needs `npm install ioredis`),
    * both shared by every process of the server, or a TaskStore of your own. Default: env MCP_TASK_STORE (`memory`,
-   * `sqlite:<path>`, `postgres`, `redis`).
+   * `sqlite:<path>`, `postgres`, `redis`), else "redis" when env MCP_REDIS_URL is set, else "memory".
    */
   store?: "memory" | "sqlite" | "postgres" | "redis" | import("../state/task-store.js").TaskStore;
   /** The SQLite file for `store: "sqlite"`. */
