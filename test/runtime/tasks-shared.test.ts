@@ -63,7 +63,11 @@ describe.each(STORES)("tasks across processes ($name store)", async ({ env, avai
     expect(((await b.client.request("tasks/get", { taskId: created.taskId })) as any).status).toBe("working");
     a.f.child.kill("SIGKILL");
     const lost = await until(b.client, created.taskId, terminal);
-    expect(lost).toMatchObject({ status: "failed", error: { code: -32603 }, statusMessage: "the server process running this task stopped before it finished" });
+    expect(lost).toMatchObject({
+      status: "failed",
+      error: { code: -32603 },
+      statusMessage: "its lease lapsed before it finished: the server process running it stopped, or could not reach the task store",
+    });
     const missing = await b.client.request("tasks/get", { taskId: "nope" }).catch((e: ClientError) => e);
     expect((missing as ClientError).code).toBe(-32602);
   });

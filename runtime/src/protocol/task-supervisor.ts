@@ -112,9 +112,10 @@ export class TaskSupervisor {
         (t) => {
           if (!t || this.runs.get(run.id) !== run) return;
           this.deliver(run, t);
-          // Ended while the handler still runs, not by a cancel: the lease lapsed (renewals failed) and another
-          // process failed the task. Its outcome can no longer be stored (a terminal task never changes): stop it.
-          if (isTerminal(t.status) && t.status !== "cancelled" && run.phase === "running") run.flight.abort(new Error(`the task was ended elsewhere (${t.status}): this process's lease on it lapsed`));
+          // Ended while the handler still runs, not by a cancel: the lease lapsed while this process could not renew
+          // it, and the task failed (by this renewal or another process's read). Its outcome can no longer be stored
+          // (a terminal task never changes): stop it.
+          if (isTerminal(t.status) && t.status !== "cancelled" && run.phase === "running") run.flight.abort(new Error(`the task ${t.status}: its lease lapsed while the store could not be reached`));
         },
         () => {},
       );

@@ -217,7 +217,8 @@ export class PostgresTaskStore implements TaskStore {
       }
       if (change(t, now)) {
         await client.query("UPDATE mcp_tasks SET terminal = $1, expires_at = $2, lease_until = $3, body = $4 WHERE task_id = $5", [...columns(t), taskId]);
-        if (announce) await client.query(`SELECT pg_notify('${CHANNEL}', $1)`, [notice(t)]);
+        // A lease renewal is silent, unless it found the lease lapsed and failed the task.
+        if (announce || isTerminal(t.status)) await client.query(`SELECT pg_notify('${CHANNEL}', $1)`, [notice(t)]);
       }
       await client.query("COMMIT");
       return t;

@@ -237,7 +237,8 @@ export class RedisTaskStore implements TaskStore {
       const written = await WRITE.run(
         this.redis,
         [key, this.index(t.owner), this.running],
-        [raw, JSON.stringify(t), t.ttlMs === ttlBefore ? "keep" : pxOf(t, now), announce ? this.channel : "", leaseEnd(t), taskId],
+        // A lease renewal is silent, unless it found the lease lapsed and failed the task.
+        [raw, JSON.stringify(t), t.ttlMs === ttlBefore ? "keep" : pxOf(t, now), announce || isTerminal(t.status) ? this.channel : "", leaseEnd(t), taskId],
       );
       if (written === 1) return t;
     }

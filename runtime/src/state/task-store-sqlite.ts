@@ -164,7 +164,8 @@ export class SqliteTaskStore implements TaskStore {
       }
       return current;
     })();
-    if (t && changed && announce) this.emit(t);
+    // A lease renewal is silent, unless it found the lease lapsed and failed the task.
+    if (t && changed && (announce || isTerminal(t.status))) this.emit(t);
     return t;
   }
 

@@ -129,8 +129,11 @@ export function guardedTaskStore(store: TaskStore): TaskStore {
   };
 }
 
-/** The message of a task whose process went away while it ran. */
-export const LOST_TASK_MESSAGE = "the server process running this task stopped before it finished";
+/**
+ * The message of a task whose lease lapsed. A reader cannot tell a process that died from one cut off from the store
+ * longer than its lease, so the message names both, and every process (the holder included) writes the same one.
+ */
+export const LOST_TASK_MESSAGE = "its lease lapsed before it finished: the server process running it stopped, or could not reach the task store";
 
 /** The change that fails a task whose process went away: failed, with an internal error of the task's revision. */
 export function lostTask(t: TaskRecord, message = LOST_TASK_MESSAGE): TaskChange {
@@ -141,9 +144,14 @@ export function lostTask(t: TaskRecord, message = LOST_TASK_MESSAGE): TaskChange
 /** A lease renewal only: not an update of the task as clients see it (no lastUpdatedAt, no notification). */
 export const isLeaseOnly = (change: TaskChange): boolean => Object.keys(change).every((k) => k === "lease");
 
-/** Apply a change to a record (shared by the embedded stores). Returns false when nothing may change (terminal). */
+/**
+ * Apply a change to a record (the same code in every store). Returns false when nothing may change (terminal). A task
+ * whose lease lapsed is failed by the first write, whatever it was (its holder's late renewal or outcome included):
+ * the outcome of a lapse does not depend on which process reaches the store first.
+ */
 export function applyChange(t: TaskRecord, change: TaskChange, now: number): boolean {
   if (isTerminal(t.status)) return false;
+  if (lapsed(t, now)) change = lostTask(t);
   if (change.status !== undefined) t.status = change.status;
   if (change.statusMessage === null) delete t.statusMessage;
   else if (change.statusMessage !== undefined) t.statusMessage = change.statusMessage;
@@ -171,6 +179,7 @@ export function applyChange(t: TaskRecord, change: TaskChange, now: number): boo
 
 /** Apply answers (see TaskStore.answer). Returns whether anything changed. */
 export function applyAnswers(t: TaskRecord, responses: Record<string, unknown>, now: number): boolean {
+  if (lapsed(t, now)) return applyChange(t, {}, now);
   if (isTerminal(t.status) || !t.inputRequests) return false;
   let changed = false;
   for (const [key, value] of Object.entries(responses)) {
@@ -215,7 +224,7 @@ export class MemoryTaskStore implements TaskStore {
   async update(taskId: string, change: TaskChange): Promise<TaskRecord | undefined> {
     const t = this.live(taskId);
     if (!t) return undefined;
-    if (applyChange(t, change, Date.now()) && !isLeaseOnly(change)) this.emit(taskId);
+    if (applyChange(t, change, Date.now()) && (!isLeaseOnly(change) || isTerminal(t.status))) this.emit(taskId);
     return structuredClone(t);
   }
 
