@@ -170,6 +170,20 @@ for (const subject of SUBJECTS) {
       expect(seen).toContain(`${renewed.taskId}:failed`); // the renewal that failed it is announced
     });
 
+    it.runIf(available)("delete removes a task at once, for every instance, and from its owner's list; an unknown id is no error", async () => {
+      const store = await open();
+      const other = subject.peer ? await open(true) : store;
+      const o = owner();
+      const [gone, kept] = [task(o), task(o)];
+      await store.create(gone);
+      await store.create(kept);
+      await store.update(gone.taskId, { status: "completed", result: { content: [] } });
+      await store.delete!(gone.taskId);
+      expect(await other.get(gone.taskId)).toBeUndefined();
+      expect((await other.list(o, undefined, 10)).tasks.map((t) => t.taskId)).toEqual([kept.taskId]);
+      await store.delete!("no-such-task");
+    });
+
     it.runIf(available)("watch reports every change, through every instance sharing the store", async () => {
       const store = await open();
       const other = subject.peer ? await open(true) : store;

@@ -183,6 +183,12 @@ export class PostgresTaskStore implements TaskStore {
     for (const r of rows) await this.modify(r.task_id as string, (t, at) => lapsed(t, at) && applyChange(t, lostTask(t), at));
   }
 
+  async delete(taskId: string): Promise<void> {
+    if (!storable(taskId)) return;
+    await this.ready;
+    await this.pool.query("DELETE FROM mcp_tasks WHERE task_id = $1", [taskId]);
+  }
+
   watch(listener: (task: TaskRecord) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);

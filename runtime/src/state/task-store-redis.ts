@@ -192,6 +192,13 @@ export class RedisTaskStore implements TaskStore {
     }
   }
 
+  /** The task's key and its index entries (its owner is read from the task). */
+  async delete(taskId: string): Promise<void> {
+    await this.ready;
+    const raw = await this.redis.get(this.key(taskId));
+    if (raw !== null) await this.remove(JSON.parse(raw) as TaskRecord);
+  }
+
   watch(listener: (task: TaskRecord) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);

@@ -127,6 +127,10 @@ export class SqliteTaskStore implements TaskStore {
     }
   }
 
+  async delete(taskId: string): Promise<void> {
+    this.remove.run(taskId);
+  }
+
   watch(listener: (task: TaskRecord) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);

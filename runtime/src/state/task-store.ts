@@ -69,6 +69,11 @@ export interface TaskStore {
   list(owner: string, cursor: string | undefined, limit: number): Promise<TaskPage>;
   /** Delete tasks past their TTL; fail non-terminal tasks whose lease lapsed. */
   sweep(now: number): Promise<void>;
+  /**
+   * Delete a task at once (the stored-task quota evicts a finished one to make room). Optional for a store of your own:
+   * without it nothing is evicted, and a caller at its limit is refused until its tasks expire.
+   */
+  delete?(taskId: string): Promise<void>;
   /** Be told of every change (creation included); returns the unsubscribe. */
   watch(listener: (task: TaskRecord) => void): () => void;
   close(): Promise<void>;
@@ -124,6 +129,7 @@ export function guardedTaskStore(store: TaskStore): TaskStore {
     answer: guard("answer", store.answer),
     list: guard("list", store.list),
     sweep: guard("sweep", store.sweep),
+    ...(store.delete ? { delete: guard("delete", store.delete) } : {}),
     watch: (listener) => store.watch(listener),
     close: () => store.close(),
   };
@@ -253,6 +259,10 @@ export class MemoryTaskStore implements TaskStore {
       if (expired(t, now)) this.tasks.delete(t.taskId);
       else if (lapsed(t, now)) this.settleLapsed(t, now);
     }
+  }
+
+  async delete(taskId: string): Promise<void> {
+    this.tasks.delete(taskId);
   }
 
   watch(listener: (task: TaskRecord) => void): () => void {
