@@ -355,15 +355,19 @@ describe("tasks bound to the principal", () => {
     }
   });
 
-  it("a task of one wire form does not exist for the other, even for its own principal (2026-07-28 task, 2025-11-25 tasks/get)", async () => {
+  // One rule for every task method (#20 item 9): what tasks/get finds, tasks/list lists, and no more
+  // (spec/2025-11-25/basic/utilities/tasks.mdx#task-listing); a task exists only in the wire form it was created in.
+  it("a task of one wire form does not exist for the other, even for its own principal: 2025-11-25 tasks/get, result, cancel and list alike", async () => {
     const alice = await as.clientCredentials(url, "tools:read", "cc-alice");
     const created = (await call(alice, "tools/call", { name: "job", arguments: {} }, tasksMeta)).messages[0].result;
+    expect(created.resultType).toBe("task");
     const sid = await legacySession(alice);
-    const legacy = await raw(url, {
-      headers: jsonPost({ ...sessionHeaders(sid, LEGACY), ...bearer(alice) }),
-      body: { jsonrpc: "2.0", id: 3, method: "tasks/get", params: { taskId: created.taskId } },
-    });
-    expect(legacy.messages[0].error.code).toBe(-32602);
+    const legacy = (method: string, params: Record<string, unknown>) =>
+      raw(url, { headers: jsonPost({ ...sessionHeaders(sid, LEGACY), ...bearer(alice) }), body: { jsonrpc: "2.0", id: 3, method, params } });
+    for (const method of ["tasks/get", "tasks/result", "tasks/cancel"]) expect([method, (await legacy(method, { taskId: created.taskId })).messages[0].error?.code]).toEqual([method, -32602]);
+    const own = (await legacy("tools/call", { name: "job", arguments: {}, task: {} })).messages[0].result.task;
+    const listed = (await legacy("tasks/list", {})).messages[0].result.tasks.map((t: { taskId: string }) => t.taskId);
+    expect([listed.includes(own.taskId), listed.includes(created.taskId)]).toEqual([true, false]);
   });
 
   it("2025-11-25: tasks/list shows only the principal's tasks, across its sessions; another principal's tasks/result is refused", async () => {

@@ -29,6 +29,8 @@ async function deleteRedisKeys(prefix: string): Promise<void> {
 }
 const REDIS_PREFIX = `mcp-test-${process.pid}-${Date.now()}:`;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** A lapsed lease's message (written by hand: runtime/src/state/task-store.ts LOST_TASK_MESSAGE). */
+const LOST = "its lease lapsed before it finished: the server process running it stopped, or could not reach the task store";
 
 let n = 0;
 /** A fresh owner per case, so cases do not see each other's tasks in a shared database. */
@@ -139,9 +141,47 @@ for (const subject of SUBJECTS) {
       expect(await store.get(short.taskId)).toBeUndefined();
       const lost = await store.get(leased.taskId);
       expect(lost).toMatchObject({ status: "failed", error: { code: -32603 } });
-      expect(lost!.statusMessage).toMatch(/stopped before it finished/);
+      expect(lost!.statusMessage).toBe(LOST);
       await store.sweep(Date.now());
       expect((await store.list(o, undefined, 10)).tasks.map((t) => t.taskId)).toEqual([leased.taskId]);
+    });
+
+    // One outcome for a lapsed lease, whichever process reaches the store first (#20 item 11): the holder's late
+    // renewal, its outcome or an answer fail the task as a reader's get would, and say so.
+    it.runIf(available)("a task whose lease lapsed is failed by the first write, whoever makes it: a late renewal, outcome or answer does not revive it", async () => {
+      const store = await open();
+      const other = subject.peer ? await open(true) : store;
+      await other.get("connects-first");
+      const seen: string[] = [];
+      const stop = other.watch((x) => seen.push(`${x.taskId}:${x.status}`));
+      const until = () => ({ holder: "p", until: Date.now() + 50 });
+      const [renewed, finished, answered] = [task(owner(), { lease: until() }), task(owner(), { lease: until() }), task(owner(), { lease: until() })];
+      for (const t of [renewed, finished, answered]) await store.create(t);
+      await store.update(answered.taskId, { ask: { key: "a", request: { method: "elicitation/create", params: {} } } });
+      await sleep(150);
+      const failed = { status: "failed", statusMessage: LOST, error: { code: -32603, message: LOST } };
+      expect(await store.update(renewed.taskId, { lease: { holder: "p", until: Date.now() + 60_000 } })).toMatchObject(failed);
+      const outcome = await store.update(finished.taskId, { status: "completed", result: { content: [] } });
+      expect([outcome, outcome!.result]).toMatchObject([failed, undefined]);
+      expect(await store.answer(answered.taskId, { a: { action: "accept" } })).toMatchObject(failed);
+      for (const t of [renewed, finished, answered]) expect(await other.get(t.taskId)).toMatchObject(failed);
+      for (let i = 0; i < 50 && !seen.includes(`${renewed.taskId}:failed`); i++) await sleep(20);
+      stop();
+      expect(seen).toContain(`${renewed.taskId}:failed`); // the renewal that failed it is announced
+    });
+
+    it.runIf(available)("delete removes a task at once, for every instance, and from its owner's list; an unknown id is no error", async () => {
+      const store = await open();
+      const other = subject.peer ? await open(true) : store;
+      const o = owner();
+      const [gone, kept] = [task(o), task(o)];
+      await store.create(gone);
+      await store.create(kept);
+      await store.update(gone.taskId, { status: "completed", result: { content: [] } });
+      await store.delete!(gone.taskId);
+      expect(await other.get(gone.taskId)).toBeUndefined();
+      expect((await other.list(o, undefined, 10)).tasks.map((t) => t.taskId)).toEqual([kept.taskId]);
+      await store.delete!("no-such-task");
     });
 
     it.runIf(available)("watch reports every change, through every instance sharing the store", async () => {
@@ -274,6 +314,30 @@ describe("RedisTaskStore: keys", async () => {
 });
 
 describe("createServer({ tasks: { store } })", () => {
+  it("env MCP_REDIS_URL without MCP_TASK_STORE puts tasks on Redis (its prefix too); MCP_TASK_STORE=memory keeps them in the process", async () => {
+    const saved = { url: process.env.MCP_REDIS_URL, store: process.env.MCP_TASK_STORE, prefix: process.env.MCP_REDIS_PREFIX };
+    process.env.MCP_REDIS_URL = REDIS_URL;
+    process.env.MCP_REDIS_PREFIX = "env-prefix:";
+    delete process.env.MCP_TASK_STORE;
+    try {
+      const store = createServer({ name: "s", version: "1" }).taskStore();
+      expect(store).toBeInstanceOf(RedisTaskStore);
+      expect((store as RedisTaskStore).prefix).toBe("env-prefix:");
+      await store.close();
+      process.env.MCP_TASK_STORE = "memory";
+      expect(createServer({ name: "s", version: "1" }).taskStore()).toBeInstanceOf(MemoryTaskStore);
+    } finally {
+      for (const [k, v] of [
+        ["MCP_REDIS_URL", saved.url],
+        ["MCP_TASK_STORE", saved.store],
+        ["MCP_REDIS_PREFIX", saved.prefix],
+      ] as const) {
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
+      }
+    }
+  });
+
   it("picks the Redis store by name, with its URL and prefix; without a URL it is a TypeError naming MCP_REDIS_URL", async () => {
     const store = createServer({ name: "s", version: "1", tasks: { store: "redis", url: REDIS_URL, prefix: "mine:" } }).taskStore();
     expect(store).toBeInstanceOf(RedisTaskStore);

@@ -10,6 +10,8 @@ import { POSTGRES_URL, REDIS_URL, hasPostgres, hasRedis } from "../services.js";
 import { initializeBody, jsonPost, raw, sessionHeaders, startFixture } from "./http-helpers.js";
 import { EXT, TASKS_FIXTURE as FIXTURE, TaskProcesses, dropRedisKeys, sleep, terminal, untilTask as until } from "./tasks-shared-helpers.js";
 
+/** A lapsed lease's message (runtime/src/state/task-store.ts LOST_TASK_MESSAGE, written by hand). */
+const LOST = "its lease lapsed before it finished: the server process running it stopped, or could not reach the task store";
 const REDIS_PREFIX = `adv2-${process.pid}-${Date.now()}:`;
 afterAll(() => dropRedisKeys(REDIS_PREFIX));
 
@@ -112,8 +114,25 @@ describe.each(STORES)("tasks across processes when the runner's store connection
     expect(lost).toMatchObject({ status: "failed", error: { code: -32603 } });
     proxy.up();
     for (let i = 0; i < 200 && !a.f.stderr().includes(`aborted ${created.taskId}`); i++) await sleep(50);
-    expect(a.f.stderr()).toContain(`aborted ${created.taskId}: the task was ended elsewhere (failed): this process's lease on it lapsed`);
+    expect(a.f.stderr()).toContain(`aborted ${created.taskId}: the task failed: its lease lapsed while the store could not be reached`);
     expect((await b.client.request("tasks/get", { taskId: created.taskId })) as any).toMatchObject({ status: "failed" });
+  });
+
+  // The other order (#20 item 11): A is back before anyone read the task. Its late renewal must not revive it.
+  it.runIf(available)("A cut off from the store past its lease and back before any other process reads the task: it fails all the same", { timeout: 40_000 }, async () => {
+    const proxy = await proxyTo(url);
+    proxies.push(proxy);
+    const a = await start(proxy.url, "2000");
+    const b = await start(url, "2000");
+    const created = (await a.client.callTool("work", { ms: 60_000 })) as any;
+    expect(created.resultType).toBe("task");
+    await until(b.client, created.taskId, (t) => t.status === "working");
+    proxy.down();
+    await sleep(3500);
+    proxy.up();
+    for (let i = 0; i < 200 && !a.f.stderr().includes(`aborted ${created.taskId}`); i++) await sleep(50);
+    expect(a.f.stderr()).toContain(`aborted ${created.taskId}: the task failed: its lease lapsed while the store could not be reached`);
+    expect((await b.client.request("tasks/get", { taskId: created.taskId })) as any).toMatchObject({ status: "failed", error: { code: -32603 }, statusMessage: LOST });
   });
 });
 

@@ -63,8 +63,30 @@ describe.each(STORES)("tasks across processes ($name store)", async ({ env, avai
     expect(((await b.client.request("tasks/get", { taskId: created.taskId })) as any).status).toBe("working");
     a.f.child.kill("SIGKILL");
     const lost = await until(b.client, created.taskId, terminal);
-    expect(lost).toMatchObject({ status: "failed", error: { code: -32603 }, statusMessage: "the server process running this task stopped before it finished" });
+    expect(lost).toMatchObject({
+      status: "failed",
+      error: { code: -32603 },
+      statusMessage: "its lease lapsed before it finished: the server process running it stopped, or could not reach the task store",
+    });
     const missing = await b.client.request("tasks/get", { taskId: "nope" }).catch((e: ClientError) => e);
     expect((missing as ClientError).code).toBe(-32602);
+  });
+});
+
+describe("MCP_REDIS_URL without MCP_TASK_STORE", async () => {
+  const available = await hasRedis();
+  const processes = new TaskProcesses();
+  afterAll(() => processes.close());
+
+  // Setting the shared store shares every state: a task created through one process is not unknown on the next (#20 item 14).
+  it.runIf(available)("tasks are on Redis by default: a task created on A is read, and cancelled, on B", async () => {
+    const env = { MCP_REDIS_URL: REDIS_URL, MCP_REDIS_PREFIX: REDIS_PREFIX };
+    const a = await processes.start(env);
+    const b = await processes.start(env);
+    const created = (await a.client.callTool("work", { ms: 30_000 })) as any;
+    expect(created.resultType).toBe("task");
+    expect(((await b.client.request("tasks/get", { taskId: created.taskId })) as any).status).toBe("working");
+    await b.client.request("tasks/cancel", { taskId: created.taskId });
+    expect((await until(a.client, created.taskId, terminal)).status).toBe("cancelled");
   });
 });

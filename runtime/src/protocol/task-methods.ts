@@ -24,6 +24,16 @@ export function isTaskMethod(revision: Revision, method: string): boolean {
   return taskMethods(revision).includes(method);
 }
 
+/**
+ * Whether a task exists for a request of `revision`: only in the wire form it was created in, for every task method
+ * alike (get, result, list, cancel, update). Its outcome is encoded for that form (a tool error is `failed` in one,
+ * `completed` in the other; the extension inlines the revision's result), and what tasks/get finds tasks/list must list
+ * and no more (spec/2025-11-25/basic/utilities/tasks.mdx#task-listing).
+ */
+function visibleIn(revision: Revision, t: TaskRecord): boolean {
+  return isRevision(t.revision) && taskWireForm(t.revision) === taskWireForm(revision);
+}
+
 const methodsOf = new WeakMap<McpServer, TaskMethods>();
 
 /** The task methods of `server` (one per server, over its task runtime). */
@@ -46,8 +56,8 @@ export class TaskMethods {
     if (typeof params.taskId !== "string") throw new McpError(invalid, "Invalid params: taskId must be a string");
     const t = await this.tasks.start().get(params.taskId);
     // Requests for another context's tasks MUST be rejected (spec/2025-11-25/basic/utilities/tasks.mdx#task-isolation-and-access-control);
-    // and a task of one wire form does not exist for the other (its result is encoded for its own revision).
-    if (!t || t.owner !== ownerKey(taskOwner(scope)) || !isRevision(t.revision) || taskWireForm(t.revision) !== taskWireForm(revision)) {
+    // and a task of one wire form does not exist for the other (visibleIn).
+    if (!t || t.owner !== ownerKey(taskOwner(scope)) || !visibleIn(revision, t)) {
       throw new McpError(invalid, `Invalid params: unknown task ${JSON.stringify(params.taskId.length > 64 ? `${params.taskId.slice(0, 64)}…` : params.taskId)}`);
     }
     return t;
@@ -123,18 +133,27 @@ export class TaskMethods {
     });
   }
 
-  /** tasks/list (core): the caller's tasks, paginated. spec/2025-11-25/basic/utilities/tasks.mdx#task-listing */
+  /**
+   * tasks/list (core): the caller's tasks of this wire form (visibleIn), paginated: the store's pages are read until
+   * one of ours is full. spec/2025-11-25/basic/utilities/tasks.mdx#task-listing
+   */
   async list(revision: Revision, params: Result, scope: RequestScope): Promise<Result> {
-    // The cursor is the last task id of the previous page: as opaque as the ids themselves.
-    const cursor = params.cursor as string | undefined;
-    let page;
+    // The cursor is the store's (the last task it read): as opaque as the ids themselves.
+    let cursor = params.cursor as string | undefined;
+    const { pageSize } = this.server.options;
+    const store = this.tasks.start();
+    const tasks: Result[] = [];
     try {
-      page = await this.tasks.start().list(ownerKey(taskOwner(scope)), cursor, this.server.options.pageSize);
+      do {
+        const page = await store.list(ownerKey(taskOwner(scope)), cursor, pageSize - tasks.length);
+        for (const t of page.tasks) if (visibleIn(revision, t)) tasks.push(encodeTask(revision, t));
+        cursor = page.nextCursor;
+      } while (cursor !== undefined && tasks.length < pageSize);
     } catch (err) {
       if (err instanceof RangeError) throw new McpError(errorCode(revision, "INVALID_PARAMS")!, "Invalid params: invalid cursor");
       throw err;
     }
-    return { tasks: page.tasks.map((t) => encodeTask(revision, t)), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
+    return { tasks, ...(cursor !== undefined ? { nextCursor: cursor } : {}) };
   }
 
   /**

@@ -11,6 +11,7 @@ import { randomId } from "../state/request-state.js";
 import type { TaskOwner } from "./task-owner.js";
 import { ownerKey } from "./task-owner.js";
 import type { TaskRun } from "./task-run.js";
+import { type QuotaExceeded, TaskQuota } from "./task-quota.js";
 
 type Result = Record<string, unknown>;
 
@@ -24,8 +25,12 @@ export class TaskSupervisor {
   /** The runs this process executes, by task id. */
   private readonly runs = new Map<string, TaskRun>();
   private readonly listeners = new Set<(t: TaskRecord) => void>();
+  /** What the tasks this process created keep stored (task-quota.ts). */
+  private readonly quota: TaskQuota;
 
-  constructor(private readonly server: McpServer) {}
+  constructor(private readonly server: McpServer) {
+    this.quota = new TaskQuota(server.taskOptions);
+  }
 
   /** Whether the supervisor runs (its store watched and swept). */
   get started(): boolean {
@@ -72,6 +77,42 @@ export class TaskSupervisor {
     return { holder: this.holder, until: Date.now() + this.server.taskOptions.leaseMs };
   }
 
+  /**
+   * Count a new task against the stored-task quota, evicting its owner's oldest finished tasks to make room. Throws
+   * QuotaExceeded (nothing evicted) when there is none; a store that cannot delete evicts nothing.
+   */
+  async admit(record: TaskRecord): Promise<void> {
+    const expiresAt = record.ttlMs === null ? null : record.createdAt + record.ttlMs;
+    await this.evict(this.quota.admit(record.taskId, record.owner, expiresAt, Date.now(), this.canEvict));
+  }
+
+  /** Make room for an outcome of `bytes` of task `taskId` (evicting as `admit`); a QuotaExceeded when it cannot fit. */
+  async room(taskId: string, bytes: number): Promise<QuotaExceeded | undefined> {
+    const r = this.quota.room(taskId, bytes, Date.now(), this.canEvict);
+    if (!Array.isArray(r)) return r;
+    await this.evict(r);
+    return undefined;
+  }
+
+  /** The task is not stored after all (its creation failed). */
+  forget(taskId: string): void {
+    this.quota.forget(taskId);
+  }
+
+  /** The task is terminal: the quota may evict it. */
+  finished(taskId: string): void {
+    this.quota.finished(taskId);
+  }
+
+  private get canEvict(): boolean {
+    return this.current?.delete !== undefined;
+  }
+
+  /** Delete evicted tasks; a failure is the store's log's (the task then stays until its TTL). */
+  private async evict(taskIds: string[]): Promise<void> {
+    await Promise.all(taskIds.map((id) => this.store.delete!(id).catch(() => {})));
+  }
+
   /** Count `run` as running here until it ends or its TTL passes. */
   track(run: TaskRun, ttlMs: number | null): void {
     this.runs.set(run.id, run);
@@ -112,9 +153,10 @@ export class TaskSupervisor {
         (t) => {
           if (!t || this.runs.get(run.id) !== run) return;
           this.deliver(run, t);
-          // Ended while the handler still runs, not by a cancel: the lease lapsed (renewals failed) and another
-          // process failed the task. Its outcome can no longer be stored (a terminal task never changes): stop it.
-          if (isTerminal(t.status) && t.status !== "cancelled" && run.phase === "running") run.flight.abort(new Error(`the task was ended elsewhere (${t.status}): this process's lease on it lapsed`));
+          // Ended while the handler still runs, not by a cancel: the lease lapsed while this process could not renew
+          // it, and the task failed (by this renewal or another process's read). Its outcome can no longer be stored
+          // (a terminal task never changes): stop it.
+          if (isTerminal(t.status) && t.status !== "cancelled" && run.phase === "running") run.flight.abort(new Error(`the task ${t.status}: its lease lapsed while the store could not be reached`));
         },
         () => {},
       );
@@ -122,6 +164,7 @@ export class TaskSupervisor {
 
   /** A change of a task in the store: abort a cancelled run of ours, hand a waiting ask its answer, tell the link. */
   private changed(t: TaskRecord): void {
+    if (isTerminal(t.status)) this.quota.finished(t.taskId);
     const run = this.runs.get(t.taskId);
     if (run) {
       this.deliver(run, t);

@@ -35,6 +35,7 @@ import { taskMode, taskTtl } from "./task-decision.js";
 import { ownerKey, taskOwner } from "./task-owner.js";
 import { SwitchSink, TaskRun } from "./task-run.js";
 import { TaskSupervisor } from "./task-supervisor.js";
+import { QuotaExceeded, jsonBytes } from "./task-quota.js";
 
 type Result = Record<string, unknown>;
 type Outcome = { ok: true; r: Result } | { ok: false; e: unknown };
@@ -153,9 +154,23 @@ export class Tasks {
     return createTaskResult(run.revision, record);
   }
 
-  /** Store the task, then count its run here and let what waited for it go on. */
+  /**
+   * Make room for the task in the stored-task quota (refused with -32603 naming the limit when there is none), store
+   * it, then count its run here and let what waited for it go on.
+   */
   private async create(run: TaskRun, record: TaskRecord): Promise<void> {
-    await run.store.create(record);
+    try {
+      await this.supervisor.admit(record);
+    } catch (err) {
+      if (!(err instanceof QuotaExceeded)) throw err;
+      throw new McpError(errorCode(run.revision, "INTERNAL_ERROR")!, `Internal error: ${err.message}; try again once one has finished or expired`, { limit: `tasks.${err.limit}`, max: err.max });
+    }
+    try {
+      await run.store.create(record);
+    } catch (err) {
+      this.supervisor.forget(record.taskId);
+      throw err;
+    }
     this.supervisor.track(run, record.ttlMs);
     run.stored();
   }
@@ -198,14 +213,23 @@ export class Tasks {
     } finally {
       run.end();
       this.supervisor.untrack(run);
+      this.supervisor.finished(run.id);
     }
   }
 
   /**
    * Store a run's terminal outcome, trying again (1, 2, 4, 8 s) while the store fails (a full disk, a dropped
    * connection): a task whose outcome was never stored would read working until its TTL. Throws the last failure.
+   * An outcome that does not fit the stored-task quota fails the task instead, naming the limit.
    */
-  private async settleInStore(run: TaskRun, change: TaskChange): Promise<void> {
+  private async settleInStore(run: TaskRun, outcome: TaskChange): Promise<void> {
+    let change = outcome;
+    const over = await this.supervisor.room(run.id, jsonBytes([change.result, change.error]));
+    if (over) {
+      const message = `Internal error: ${over.message}`;
+      change = { status: "failed", statusMessage: message, error: { code: errorCode(run.revision, "INTERNAL_ERROR")!, message, data: { limit: `tasks.${over.limit}`, max: over.max } } };
+      await this.supervisor.room(run.id, jsonBytes([change.error]));
+    }
     for (let attempt = 0; ; attempt++) {
       try {
         await run.store.update(run.id, change);

@@ -9,9 +9,21 @@ import type { ServerOptions, TaskOptions } from "./types.js";
 export type ResolvedOptions = Required<Pick<ServerOptions, "name" | "version" | "pageSize" | "logging" | "defaultLogLevel" | "clientRequestTimeoutMs" | "requestStateTtlMs">> & ServerOptions;
 
 /** The task options with their defaults (durations in ms). */
-export type ResolvedTaskOptions = Required<Pick<TaskOptions, "defaultTtlMs" | "maxTtlMs" | "pollIntervalMs" | "sweepIntervalMs" | "maxRunningPerOwner" | "maxRunning" | "leaseMs">> & TaskOptions;
+export type ResolvedTaskOptions = Required<Pick<TaskOptions, (typeof TASK_LIMITS)[number]>> & TaskOptions;
 
-const TASK_LIMITS = ["defaultTtlMs", "maxTtlMs", "pollIntervalMs", "sweepIntervalMs", "maxRunningPerOwner", "maxRunning", "leaseMs"] as const;
+const TASK_LIMITS = [
+  "defaultTtlMs",
+  "maxTtlMs",
+  "pollIntervalMs",
+  "sweepIntervalMs",
+  "maxRunningPerOwner",
+  "maxRunning",
+  "leaseMs",
+  "maxStoredTasksPerOwner",
+  "maxStoredTasks",
+  "maxStoredBytesPerOwner",
+  "maxStoredBytes",
+] as const;
 
 /** `options` without its undefined values, so that a default is not overwritten by an explicit `undefined`. */
 function given<T extends object>(options: T): Partial<T> {
@@ -38,20 +50,30 @@ export function resolveOptions(options: ServerOptions): { options: ResolvedOptio
   return { options: resolved, revisions };
 }
 
-/** The task options with their defaults. Throws TypeError on a limit that is not a positive integer. */
+/**
+ * The task options with their defaults (documented in TaskOptions and docs/tasks.md). Throws TypeError on a limit
+ * that is not a positive integer, or a default TTL over the longest one granted.
+ */
 export function resolveTaskOptions(tasks: TaskOptions = {}): ResolvedTaskOptions {
   const resolved: ResolvedTaskOptions = {
     defaultTtlMs: 3_600_000,
-    maxTtlMs: 86_400_000,
+    // The server chooses the TTL it grants (spec/2025-11-25/basic/utilities/tasks.mdx#ttl-and-resource-management:
+    // receivers MAY override the requested ttl; …#resource-management: enforce a maximum): as long as the default.
+    maxTtlMs: 3_600_000,
     pollIntervalMs: 1000,
     sweepIntervalMs: 60_000,
     maxRunningPerOwner: 100,
     maxRunning: 1000,
     leaseMs: 30_000,
+    maxStoredTasksPerOwner: 1000,
+    maxStoredTasks: 10_000,
+    maxStoredBytesPerOwner: 16 * 1024 * 1024,
+    maxStoredBytes: 128 * 1024 * 1024,
     ...given(tasks),
   };
   for (const k of TASK_LIMITS) {
-    if (!(Number.isSafeInteger(resolved[k]) && resolved[k] > 0)) throw new TypeError(`createServer: tasks.${k} must be a positive integer (ms)`);
+    if (!(Number.isSafeInteger(resolved[k]) && resolved[k] > 0)) throw new TypeError(`createServer: tasks.${k} must be a positive integer`);
   }
+  if (resolved.defaultTtlMs > resolved.maxTtlMs) throw new TypeError(`createServer: tasks.defaultTtlMs (${resolved.defaultTtlMs}) is over tasks.maxTtlMs (${resolved.maxTtlMs})`);
   return resolved;
 }

@@ -166,14 +166,17 @@ export interface TaskOptions {
    * Where tasks are kept: "memory" (default; lost with the process), "sqlite" (a file, `path`; needs `npm install
    * better-sqlite3@12`), "postgres" (`url`, needs `npm install pg`) or "redis" (`url`, needs `npm install ioredis`),
    * both shared by every process of the server, or a TaskStore of your own. Default: env MCP_TASK_STORE (`memory`,
-   * `sqlite:<path>`, `postgres`, `redis`).
+   * `sqlite:<path>`, `postgres`, `redis`), else "redis" when env MCP_REDIS_URL is set, else "memory".
    */
   store?: "memory" | "sqlite" | "postgres" | "redis" | import("../state/task-store.js").TaskStore;
   /** The SQLite file for `store: "sqlite"`. */
   path?: string;
   /** Retention from creation when the client asks none, in ms. Default 3 600 000 (1 h). */
   defaultTtlMs?: number;
-  /** The longest retention granted, in ms. Default 86 400 000 (24 h). */
+  /**
+   * The longest retention granted, in ms: a 2025-11-25 client's `ttl` is capped to it (the server chooses the TTL it
+   * grants). At least `defaultTtlMs`. Default 3 600 000 (1 h).
+   */
   maxTtlMs?: number;
   /** The polling interval suggested to clients, in ms. Default 1000. */
   pollIntervalMs?: number;
@@ -191,6 +194,21 @@ export interface TaskOptions {
    * it). A task whose process died reads failed once its lease lapses. Default 30 000.
    */
   leaseMs?: number;
+  /**
+   * How many tasks one owner (a principal, else a legacy session; unauthenticated 2026-07-28 callers are one owner
+   * together) may keep stored, finished or not, per process. A new task evicts the owner's oldest finished one; when
+   * all are working it is refused (-32603 naming the limit). Default 1000.
+   */
+  maxStoredTasksPerOwner?: number;
+  /** How many tasks this process may keep stored, all owners together (a new one evicts its own owner's oldest finished task, else is refused). Default 10 000. */
+  maxStoredTasks?: number;
+  /**
+   * Bytes of stored outcomes (results and errors, as UTF-8 JSON) one owner may keep, per process. A new outcome evicts
+   * the owner's oldest finished tasks; one that cannot fit fails its task (-32603 naming the limit). Default 16 777 216 (16 MiB).
+   */
+  maxStoredBytesPerOwner?: number;
+  /** Bytes of stored outcomes this process may keep, all owners together. Default 134 217 728 (128 MiB). */
+  maxStoredBytes?: number;
   /** The URL of `store: "postgres"` (default: env MCP_DATABASE_URL) or `store: "redis"` (`redis://host:port/db`; default: env MCP_REDIS_URL). */
   url?: string;
   /** `store: "redis"`: the prefix of its keys and channel, so several servers share one Redis. Default: env MCP_REDIS_PREFIX, else `mcp:`. */

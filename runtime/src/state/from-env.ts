@@ -37,15 +37,18 @@ export function redisUrl(): string | undefined {
 }
 
 /**
- * Which task store `settings` (else env MCP_TASK_STORE) name, checked: its path or URL given, its client package
+ * Which task store `settings` (else env MCP_TASK_STORE, else `redis` when MCP_REDIS_URL is set, else memory) name, checked: its path or URL given, its client package
  * installed. Throws TypeError naming the setting ("MCP_TASK_STORE: …" or "createServer: tasks…").
  */
 export function taskStoreChoice(settings: TaskStoreSettings): TaskStoreChoice {
   const { store, path, url } = settings;
   if (store && typeof store === "object") return { kind: "custom" };
   const env = store === undefined ? readEnv("MCP_TASK_STORE") : undefined;
-  const setting = store === undefined ? "MCP_TASK_STORE" : "createServer: tasks.store";
-  const kind = store ?? (env === undefined || env === "" ? "memory" : env.startsWith("sqlite:") ? "sqlite" : env);
+  // MCP_REDIS_URL shares a server's state between its processes: its tasks too, unless a store is named (a task
+  // created through one process must not be unknown on the next).
+  const unnamed = env === undefined || env === "";
+  const kind = store ?? (unnamed ? (redisUrl() ? "redis" : "memory") : env.startsWith("sqlite:") ? "sqlite" : env);
+  const setting = store !== undefined ? "createServer: tasks.store" : unnamed && kind === "redis" ? "MCP_REDIS_URL" : "MCP_TASK_STORE";
   if (kind !== "memory" && kind !== "sqlite" && kind !== "postgres" && kind !== "redis") throw new TypeError(`${setting}=${kind}: expected memory, sqlite:<path>, postgres or redis`);
   if (kind === "memory") return { kind };
   const location = kind === "sqlite" ? (store === "sqlite" ? path : env!.slice("sqlite:".length)) : (url ?? readEnv(kind === "postgres" ? "MCP_DATABASE_URL" : "MCP_REDIS_URL"));
@@ -65,7 +68,7 @@ export function taskStoreChoice(settings: TaskStoreSettings): TaskStoreChoice {
 
 /**
  * Make the task store `settings` name: `store`, else env MCP_TASK_STORE (`memory`, `sqlite:<path>`, `postgres` with
- * MCP_DATABASE_URL, `redis` with MCP_REDIS_URL), else memory. Throws TypeError on a store it does not know or a shared
+ * MCP_DATABASE_URL, `redis` with MCP_REDIS_URL), else Redis when MCP_REDIS_URL is set, else memory. Throws TypeError on a store it does not know or a shared
  * store without its URL, Error when its client package (better-sqlite3, pg, ioredis) is missing.
  */
 export function makeTaskStore(settings: TaskStoreSettings): TaskStore {

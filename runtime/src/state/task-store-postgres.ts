@@ -183,6 +183,12 @@ export class PostgresTaskStore implements TaskStore {
     for (const r of rows) await this.modify(r.task_id as string, (t, at) => lapsed(t, at) && applyChange(t, lostTask(t), at));
   }
 
+  async delete(taskId: string): Promise<void> {
+    if (!storable(taskId)) return;
+    await this.ready;
+    await this.pool.query("DELETE FROM mcp_tasks WHERE task_id = $1", [taskId]);
+  }
+
   watch(listener: (task: TaskRecord) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
@@ -217,7 +223,8 @@ export class PostgresTaskStore implements TaskStore {
       }
       if (change(t, now)) {
         await client.query("UPDATE mcp_tasks SET terminal = $1, expires_at = $2, lease_until = $3, body = $4 WHERE task_id = $5", [...columns(t), taskId]);
-        if (announce) await client.query(`SELECT pg_notify('${CHANNEL}', $1)`, [notice(t)]);
+        // A lease renewal is silent, unless it found the lease lapsed and failed the task.
+        if (announce || isTerminal(t.status)) await client.query(`SELECT pg_notify('${CHANNEL}', $1)`, [notice(t)]);
       }
       await client.query("COMMIT");
       return t;

@@ -192,6 +192,13 @@ export class RedisTaskStore implements TaskStore {
     }
   }
 
+  /** The task's key and its index entries (its owner is read from the task). */
+  async delete(taskId: string): Promise<void> {
+    await this.ready;
+    const raw = await this.redis.get(this.key(taskId));
+    if (raw !== null) await this.remove(JSON.parse(raw) as TaskRecord);
+  }
+
   watch(listener: (task: TaskRecord) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
@@ -237,7 +244,8 @@ export class RedisTaskStore implements TaskStore {
       const written = await WRITE.run(
         this.redis,
         [key, this.index(t.owner), this.running],
-        [raw, JSON.stringify(t), t.ttlMs === ttlBefore ? "keep" : pxOf(t, now), announce ? this.channel : "", leaseEnd(t), taskId],
+        // A lease renewal is silent, unless it found the lease lapsed and failed the task.
+        [raw, JSON.stringify(t), t.ttlMs === ttlBefore ? "keep" : pxOf(t, now), announce || isTerminal(t.status) ? this.channel : "", leaseEnd(t), taskId],
       );
       if (written === 1) return t;
     }

@@ -127,6 +127,10 @@ export class SqliteTaskStore implements TaskStore {
     }
   }
 
+  async delete(taskId: string): Promise<void> {
+    this.remove.run(taskId);
+  }
+
   watch(listener: (task: TaskRecord) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
@@ -164,7 +168,8 @@ export class SqliteTaskStore implements TaskStore {
       }
       return current;
     })();
-    if (t && changed && announce) this.emit(t);
+    // A lease renewal is silent, unless it found the lease lapsed and failed the task.
+    if (t && changed && (announce || isTerminal(t.status))) this.emit(t);
     return t;
   }
 

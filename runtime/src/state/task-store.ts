@@ -69,6 +69,11 @@ export interface TaskStore {
   list(owner: string, cursor: string | undefined, limit: number): Promise<TaskPage>;
   /** Delete tasks past their TTL; fail non-terminal tasks whose lease lapsed. */
   sweep(now: number): Promise<void>;
+  /**
+   * Delete a task at once (the stored-task quota evicts a finished one to make room). Optional for a store of your own:
+   * without it nothing is evicted, and a caller at its limit is refused until its tasks expire.
+   */
+  delete?(taskId: string): Promise<void>;
   /** Be told of every change (creation included); returns the unsubscribe. */
   watch(listener: (task: TaskRecord) => void): () => void;
   close(): Promise<void>;
@@ -124,13 +129,17 @@ export function guardedTaskStore(store: TaskStore): TaskStore {
     answer: guard("answer", store.answer),
     list: guard("list", store.list),
     sweep: guard("sweep", store.sweep),
+    ...(store.delete ? { delete: guard("delete", store.delete) } : {}),
     watch: (listener) => store.watch(listener),
     close: () => store.close(),
   };
 }
 
-/** The message of a task whose process went away while it ran. */
-export const LOST_TASK_MESSAGE = "the server process running this task stopped before it finished";
+/**
+ * The message of a task whose lease lapsed. A reader cannot tell a process that died from one cut off from the store
+ * longer than its lease, so the message names both, and every process (the holder included) writes the same one.
+ */
+export const LOST_TASK_MESSAGE = "its lease lapsed before it finished: the server process running it stopped, or could not reach the task store";
 
 /** The change that fails a task whose process went away: failed, with an internal error of the task's revision. */
 export function lostTask(t: TaskRecord, message = LOST_TASK_MESSAGE): TaskChange {
@@ -141,9 +150,14 @@ export function lostTask(t: TaskRecord, message = LOST_TASK_MESSAGE): TaskChange
 /** A lease renewal only: not an update of the task as clients see it (no lastUpdatedAt, no notification). */
 export const isLeaseOnly = (change: TaskChange): boolean => Object.keys(change).every((k) => k === "lease");
 
-/** Apply a change to a record (shared by the embedded stores). Returns false when nothing may change (terminal). */
+/**
+ * Apply a change to a record (the same code in every store). Returns false when nothing may change (terminal). A task
+ * whose lease lapsed is failed by the first write, whatever it was (its holder's late renewal or outcome included):
+ * the outcome of a lapse does not depend on which process reaches the store first.
+ */
 export function applyChange(t: TaskRecord, change: TaskChange, now: number): boolean {
   if (isTerminal(t.status)) return false;
+  if (lapsed(t, now)) change = lostTask(t);
   if (change.status !== undefined) t.status = change.status;
   if (change.statusMessage === null) delete t.statusMessage;
   else if (change.statusMessage !== undefined) t.statusMessage = change.statusMessage;
@@ -171,6 +185,7 @@ export function applyChange(t: TaskRecord, change: TaskChange, now: number): boo
 
 /** Apply answers (see TaskStore.answer). Returns whether anything changed. */
 export function applyAnswers(t: TaskRecord, responses: Record<string, unknown>, now: number): boolean {
+  if (lapsed(t, now)) return applyChange(t, {}, now);
   if (isTerminal(t.status) || !t.inputRequests) return false;
   let changed = false;
   for (const [key, value] of Object.entries(responses)) {
@@ -215,7 +230,7 @@ export class MemoryTaskStore implements TaskStore {
   async update(taskId: string, change: TaskChange): Promise<TaskRecord | undefined> {
     const t = this.live(taskId);
     if (!t) return undefined;
-    if (applyChange(t, change, Date.now()) && !isLeaseOnly(change)) this.emit(taskId);
+    if (applyChange(t, change, Date.now()) && (!isLeaseOnly(change) || isTerminal(t.status))) this.emit(taskId);
     return structuredClone(t);
   }
 
@@ -244,6 +259,10 @@ export class MemoryTaskStore implements TaskStore {
       if (expired(t, now)) this.tasks.delete(t.taskId);
       else if (lapsed(t, now)) this.settleLapsed(t, now);
     }
+  }
+
+  async delete(taskId: string): Promise<void> {
+    this.tasks.delete(taskId);
   }
 
   watch(listener: (task: TaskRecord) => void): () => void {
