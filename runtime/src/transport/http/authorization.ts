@@ -106,8 +106,19 @@ type Jose = typeof import("jose");
 let joseModule: Promise<Jose> | undefined;
 const jose = () => (joseModule ??= import("jose"));
 
-/** Quote a value for an auth-param (RFC 9110 §11.2 quoted-string). */
-const quoted = (v: string) => `"${v.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
+/**
+ * A challenge's quoted value. RFC 6750 §3 allows only %x20-21 / %x23-5B / %x5D-7E in error_description (and the
+ * scope), so a quoted-pair escape (`\"`) is not an option: `"` becomes `'`, `\` becomes `/`, anything else outside
+ * printable ASCII `?`. A URL (resource_metadata) is percent-encoded instead, to stay the same URL.
+ */
+const quoted = (v: string) =>
+  `"${v
+    .replace(/"/g, "'")
+    .replace(/\\/g, "/")
+    .replace(/[^\x20-\x7e]/g, "?")}"`;
+const quotedUri = (v: string) => `"${v.replace(/["\\]|[^\x20-\x7e]/gu, (c) => encodeURIComponent(c))}"`;
+/** RFC 6750 §3 scope-token: %x21 / %x23-5B / %x5D-7E; a scope that is not one is left out of the challenge. */
+const SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]+$/;
 
 /**
  * RFC 8414 §3.1 and OpenID Connect Discovery: the metadata URLs of `issuer`, in the order MCP clients try them
@@ -260,9 +271,9 @@ export class ResourceServer {
 
   /** `WWW-Authenticate` of a refusal (RFC 6750 §3, RFC 9728 §5.1). */
   challenge(err: AuthorizationError): string {
-    const params = [`resource_metadata=${quoted(this.metadataUrl)}`];
-    if (err.error) params.push(`error=${quoted(err.error)}`, `error_description=${quoted(err.message.replace(/[^\x20-\x7e]/g, "?"))}`);
-    const scope = err.scope ?? (err.status === 401 ? this.options.requiredScopes : undefined);
+    const params = [`resource_metadata=${quotedUri(this.metadataUrl)}`];
+    if (err.error) params.push(`error=${quoted(err.error)}`, `error_description=${quoted(err.message)}`);
+    const scope = (err.scope ?? (err.status === 401 ? this.options.requiredScopes : undefined))?.filter((s) => SCOPE_TOKEN.test(s));
     if (scope?.length) params.push(`scope=${quoted(scope.join(" "))}`);
     return `Bearer ${params.join(", ")}`;
   }
@@ -276,6 +287,8 @@ export class ResourceServer {
     // Credentials in more than one place (or header) is a malformed request. RFC 6750 §2, §3.1 invalid_request
     if (Array.isArray(raw) && raw.length > 1) throw new AuthorizationError(400, "invalid_request", "more than one Authorization header");
     const header = one(raw);
+    // A platform that joins repeated fields (fetch's Headers) makes them one list; a b64token has no comma.
+    if (header?.includes(",")) throw new AuthorizationError(400, "invalid_request", "more than one Authorization header");
     if (header === undefined || header === "") throw new AuthorizationError(401, undefined, "this server needs an OAuth access token (Authorization: Bearer <token>)");
     const m = BEARER.exec(header);
     if (!m) {
