@@ -128,6 +128,9 @@ describe("401: no token or an invalid one", () => {
     ["naming another issuer, signed by the right key", () => as.sign({ iss: other.issuer, aud: url, sub: "alice", scope: "tools:read", exp: now() + 600 }), /another issuer/],
     ["issued for another server (audience)", () => as.clientCredentials("http://127.0.0.1:1/another-server", "tools:read"), /audience/],
     ["without exp", () => as.sign({ iss: as.issuer, aud: url, sub: "alice", scope: "tools:read" }), /exp/],
+    // RFC 9068 §4: typ must be at+jwt; "JWT" is the shape of an ID token or any other JWT the issuer signs.
+    ["of typ JWT, signed by the issuer (RFC 9068 §4)", () => as.sign({ iss: as.issuer, aud: url, sub: "alice", scope: "tools:read", exp: now() + 600 }, "JWT"), /not an access token/],
+    ["without typ, signed by the issuer (RFC 9068 §4)", () => as.sign({ iss: as.issuer, aud: url, sub: "alice", scope: "tools:read", exp: now() + 600 }, null), /not an access token/],
   ])("%s: 401 invalid_token", async (_name, token, why) => {
     const r = await call(await token(), "tools/list");
     expect(r.status).toBe(401);
@@ -559,6 +562,28 @@ describe("other verifiers and configurations", () => {
       const token = await as.clientCredentials("http://127.0.0.1:1/another-server", "tools:read");
       const { body, headers } = modernRequest(1, "tools/list");
       expect((await raw(h.url, { headers: { ...headers, ...bearer(token) }, body })).status).toBe(200);
+    } finally {
+      warn.mockRestore();
+      await h.close();
+    }
+  });
+
+  it("typ: at+jwt and application/at+jwt (any case) by default, the real authorization server's tokens included; tokenTypes widens it with a note", async () => {
+    const claims = { iss: as.issuer, aud: url, sub: "alice", scope: "tools:read", exp: now() + 600 };
+    for (const typ of ["at+jwt", "application/at+jwt", "AT+JWT"]) expect((await call(await as.sign(claims, typ), "tools/list")).status, typ).toBe(200);
+    expect((await call(await as.clientCredentials(url, "tools:read"), "tools/list")).status).toBe(200);
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
+    const h = await authFixture().serveHttp({ port: 0, quiet: true, authorization: { issuer: as.issuer, tokenTypes: ["at+jwt", "JWT"] } });
+    try {
+      expect(warn.mock.calls.map((c) => String(c[0])).join("\n")).toMatch(/note: authorization\.tokenTypes accepts JWTs of typ "at\+jwt", "jwt"/);
+      as.resources.add(h.url);
+      const send = async (typ: string | null) => {
+        const { body, headers } = modernRequest(1, "tools/list");
+        return (await raw(h.url, { headers: { ...headers, ...bearer(await as.sign({ ...claims, aud: h.url }, typ)) }, body })).status;
+      };
+      expect(await send("JWT")).toBe(200);
+      expect(await send("at+jwt")).toBe(200);
+      expect(await send(null)).toBe(401);
     } finally {
       warn.mockRestore();
       await h.close();

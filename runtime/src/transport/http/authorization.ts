@@ -47,6 +47,12 @@ export interface AuthorizationOptions {
   audienceCheck?: boolean;
   /** The issuer's JWKS URL. Default: `jwks_uri` of its metadata (RFC 8414 `oauth-authorization-server`, then `openid-configuration`). */
   jwksUri?: string;
+  /**
+   * JWT `typ` header values accepted, compared without case and without an `application/` prefix (RFC 7515 §4.1.9).
+   * Default `["at+jwt"]`: only an RFC 9068 access token (§2.1, §4), so an ID token or another JWT the issuer signs is
+   * refused. `""` in the list accepts a token with no `typ`. A list other than the default is noted on stderr at start.
+   */
+  tokenTypes?: readonly string[];
   /** JWS algorithms accepted. Default: the asymmetric ones jose supports (never `none`, never HMAC). */
   algorithms?: readonly string[];
   /** `scopes_supported` of the Protected Resource Metadata. Default: `requiredScopes` plus every scope a tool, prompt or resource declares. */
@@ -100,6 +106,10 @@ const ASYMMETRIC = ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256
 /** RFC 6750 §2.1: `Bearer` then a b64token. */
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 const FETCH_TIMEOUT_MS = 10_000;
+/** RFC 9068 §2.1: the `typ` of a JWT access token. */
+const ACCESS_TOKEN_TYPES = ["at+jwt"];
+/** A media type as RFC 7515 §4.1.9 compares it: no case, no `application/` prefix. */
+const mediaType = (t: string) => t.toLowerCase().replace(/^application\//, "");
 
 type Jose = typeof import("jose");
 /** jose, loaded on first verification: a server without authorization never loads it. */
@@ -164,6 +174,8 @@ export class ResourceServer {
   readonly metadataUrl: string;
   private readonly metadataPaths: Set<string>;
   private readonly tolerance: number;
+  /** Accepted `typ` values, as mediaType() writes them. */
+  private readonly tokenTypes: ReadonlySet<string>;
   private issuerMetadata?: Promise<Record<string, unknown>>;
   private jwks?: Promise<ReturnType<Jose["createRemoteJWKSet"]>>;
   private introspectionEndpoint?: Promise<string>;
@@ -187,6 +199,13 @@ export class ResourceServer {
       console.warn(
         `mcp runtime: WARNING: authorization.audienceCheck is false: tokens issued by ${this.issuer} for any resource are accepted here, ` +
           `so a token meant for another server can be replayed against this one (spec/2025-11-25/basic/authorization.mdx#token-audience-binding-and-validation).`,
+      );
+    }
+    this.tokenTypes = new Set((options.tokenTypes ?? ACCESS_TOKEN_TYPES).map(mediaType));
+    if (options.tokenTypes && (this.tokenTypes.size !== 1 || !this.tokenTypes.has("at+jwt"))) {
+      console.warn(
+        `mcp runtime: note: authorization.tokenTypes accepts JWTs of typ ${[...this.tokenTypes].map((t) => JSON.stringify(t)).join(", ")} as access tokens; ` +
+          `RFC 9068 access tokens are "at+jwt", and another type (e.g. an ID token) is not meant for this server.`,
       );
     }
     const u = new URL(this.resource);
@@ -319,7 +338,7 @@ export class ResourceServer {
     return this.verifyJwt(token);
   }
 
-  /** A JWT access token (RFC 9068): signature by the issuer's JWKS, iss, aud, exp and nbf. */
+  /** A JWT access token (RFC 9068): signature by the issuer's JWKS, iss, aud, exp and nbf, and its `typ` (§4). */
   private async verifyJwt(token: string): Promise<Principal> {
     const { jwtVerify, createRemoteJWKSet, errors } = await jose();
     // createRemoteJWKSet caches the keys and refetches (with a cooldown) when a token names a key it does not have:
@@ -328,13 +347,20 @@ export class ResourceServer {
     this.jwks.catch(() => (this.jwks = undefined));
     const jwks = await this.jwks;
     try {
-      const { payload } = await jwtVerify(token, jwks, {
+      const { payload, protectedHeader } = await jwtVerify(token, jwks, {
         issuer: this.issuer,
         audience: this.options.audienceCheck === false ? undefined : [...this.audience],
         algorithms: [...(this.options.algorithms ?? ASYMMETRIC)],
         clockTolerance: this.tolerance,
         requiredClaims: ["exp"],
       });
+      const typ = typeof protectedHeader.typ === "string" ? mediaType(protectedHeader.typ) : "";
+      if (!this.tokenTypes.has(typ))
+        throw new AuthorizationError(
+          401,
+          "invalid_token",
+          `the token is not an access token this server accepts (typ ${JSON.stringify(protectedHeader.typ ?? "")}; RFC 9068 access tokens are "at+jwt")`,
+        );
       return principalOf(payload);
     } catch (err) {
       if (err instanceof AuthorizationError) throw err;
