@@ -280,6 +280,42 @@ describe("state bound to the principal", () => {
   });
 });
 
+describe("state bound to the principal: its subject and its client, as tasks are", () => {
+  const claims = (extra: Record<string, unknown>) => ({ iss: as.issuer, aud: url, scope: "tools:read", exp: now() + 600, ...extra });
+  // Written by hand: the pairs that share a subject string but are not the same principal.
+  const pairs = () =>
+    [
+      ["the same user through another client", as.sign(claims({ sub: "alice", client_id: "app1" })), as.sign(claims({ sub: "alice", client_id: "app2" }))],
+      ["client svc (client credentials, no sub) and the user whose sub is svc", as.sign(claims({ client_id: "svc" })), as.sign(claims({ sub: "svc", client_id: "svc" }))],
+    ] as const;
+
+  it("an MRTR requestState sealed for one is -32602 for the other; for itself, served", async () => {
+    const meta = modernMeta(undefined, { "io.modelcontextprotocol/clientCapabilities": { elicitation: {} } });
+    for (const [what, a, b] of pairs()) {
+      const [first, second] = await Promise.all([a, b]);
+      const result = (await call(first, "tools/call", { name: "ask", arguments: {} }, meta)).messages[0].result;
+      expect(result.resultType, what).toBe("input_required");
+      const retry = { name: "ask", arguments: {}, requestState: result.requestState, inputResponses: { [Object.keys(result.inputRequests)[0]]: { action: "accept", content: { name: "Ann" } } } };
+      const replay = await call(second, "tools/call", retry, meta);
+      expect([what, replay.messages[0].error?.code]).toEqual([what, -32602]);
+      const own = await call(first, "tools/call", retry, meta);
+      expect(own.messages[0].result.content[0].text, what).toMatch(/^hello Ann from /);
+    }
+  });
+
+  it("a legacy session opened by one is 404 for the other; for itself, served", async () => {
+    const list = { jsonrpc: "2.0", id: 2, method: "tools/list" };
+    for (const [what, a, b] of pairs()) {
+      const [first, second] = await Promise.all([a, b]);
+      const sid = await legacySession(first);
+      const other = await raw(url, { headers: jsonPost({ ...sessionHeaders(sid, LEGACY), ...bearer(second) }), body: list });
+      expect([what, other.status]).toEqual([what, 404]);
+      const own = await raw(url, { headers: jsonPost({ ...sessionHeaders(sid, LEGACY), ...bearer(first) }), body: list });
+      expect([what, own.status]).toEqual([what, 200]);
+    }
+  });
+});
+
 describe("tasks bound to the principal", () => {
   const tasksMeta = modernMeta(undefined, { "io.modelcontextprotocol/clientCapabilities": { extensions: { "io.modelcontextprotocol/tasks": {} } } });
   it("2026-07-28: a task id used with another principal's token is answered as unknown (-32602) for get, update and cancel", async () => {

@@ -11,6 +11,7 @@
  * spec/2026-07-28/basic/authorization/security-considerations.mdx#access-token-privilege-restriction
  */
 import type { Principal } from "../../protocol/request.js";
+import { principalIdentity } from "../../state/request-state.js";
 import { canonicalResource } from "./authorization-config.js";
 import { one } from "./body.js";
 import type { HeaderBag, Reply } from "./io.js";
@@ -157,10 +158,10 @@ export function missingScopes(principal: Principal, needed: readonly string[] | 
   return needed.filter((s) => !principal.scopes.includes(s));
 }
 
-/** The same principal: a legacy session is served only to the principal that opened it. */
+/** The same principal (principalIdentity: subject, where it came from, client): a legacy session is served only to the principal that opened it. */
 export function samePrincipal(a: Principal | undefined, b: Principal | undefined): boolean {
   if (!a || !b) return a === b;
-  return a.subject === b.subject && a.clientId === b.clientId;
+  return principalIdentity(a) === principalIdentity(b);
 }
 
 /**
@@ -195,19 +196,8 @@ export class ResourceServer {
     const aud = options.audience === undefined ? [this.resource] : typeof options.audience === "string" ? [options.audience] : [...options.audience];
     this.audience = aud;
     this.tolerance = options.clockToleranceSec ?? 30;
-    if (options.audienceCheck === false) {
-      console.warn(
-        `mcp runtime: WARNING: authorization.audienceCheck is false: tokens issued by ${this.issuer} for any resource are accepted here, ` +
-          `so a token meant for another server can be replayed against this one (spec/2025-11-25/basic/authorization.mdx#token-audience-binding-and-validation).`,
-      );
-    }
-    this.tokenTypes = new Set((options.tokenTypes ?? ACCESS_TOKEN_TYPES).map(mediaType));
-    if (options.tokenTypes && (this.tokenTypes.size !== 1 || !this.tokenTypes.has("at+jwt"))) {
-      console.warn(
-        `mcp runtime: note: authorization.tokenTypes accepts JWTs of typ ${[...this.tokenTypes].map((t) => JSON.stringify(t)).join(", ")} as access tokens; ` +
-          `RFC 9068 access tokens are "at+jwt", and another type (e.g. an ID token) is not meant for this server.`,
-      );
-    }
+    if (options.audienceCheck === false) warnNoAudienceCheck(this.issuer);
+    this.tokenTypes = acceptedTokenTypes(options.tokenTypes);
     const u = new URL(this.resource);
     const suffix = u.pathname === "/" ? "" : u.pathname;
     this.metadataUrl = `${u.origin}${PRM}${suffix}`;
@@ -416,16 +406,40 @@ export class ResourceServer {
       throw unavailable((err as Error).message);
     }
     if (refused) throw new AuthorizationError(401, "invalid_token", `the authorization server refused to introspect the token (${refused})`);
-    if (claims?.active !== true) throw new AuthorizationError(401, "invalid_token", "the token is not active");
-    if (claims.iss !== undefined && claims.iss !== this.issuer) throw new AuthorizationError(401, "invalid_token", "the token is from another issuer");
-    const now = Math.floor(Date.now() / 1000);
-    if (typeof claims.exp === "number" && claims.exp + this.tolerance < now) throw new AuthorizationError(401, "invalid_token", "the token has expired");
-    if (typeof claims.nbf === "number" && claims.nbf - this.tolerance > now) throw new AuthorizationError(401, "invalid_token", "the token is not valid yet");
-    if (this.options.audienceCheck !== false) {
-      const aud = typeof claims.aud === "string" ? [claims.aud] : Array.isArray(claims.aud) ? claims.aud : [];
-      if (!aud.some((a) => this.audience.includes(a as string))) throw new AuthorizationError(401, "invalid_token", "the token was not issued for this server (audience)");
-    }
+    checkIntrospected(claims, this.issuer, this.tolerance, this.options.audienceCheck === false ? undefined : this.audience);
     return principalOf(claims);
+  }
+}
+
+/** The `typ` values accepted (mediaType form); a list other than RFC 9068's is noted at start. */
+function acceptedTokenTypes(configured: readonly string[] | undefined): ReadonlySet<string> {
+  const types = new Set((configured ?? ACCESS_TOKEN_TYPES).map(mediaType));
+  if (configured && (types.size !== 1 || !types.has("at+jwt"))) {
+    console.warn(
+      `mcp runtime: note: authorization.tokenTypes accepts JWTs of typ ${[...types].map((t) => JSON.stringify(t)).join(", ")} as access tokens; ` +
+        `RFC 9068 access tokens are "at+jwt", and another type (e.g. an ID token) is not meant for this server.`,
+    );
+  }
+  return types;
+}
+
+function warnNoAudienceCheck(issuer: string): void {
+  console.warn(
+    `mcp runtime: WARNING: authorization.audienceCheck is false: tokens issued by ${issuer} for any resource are accepted here, ` +
+      `so a token meant for another server can be replayed against this one (spec/2025-11-25/basic/authorization.mdx#token-audience-binding-and-validation).`,
+  );
+}
+
+/** What an introspection response says of the token, checked as for a JWT: active, issuer, expiry, audience (unless `audience` is undefined). */
+function checkIntrospected(claims: Record<string, unknown>, issuer: string, tolerance: number, audience: readonly string[] | undefined): void {
+  if (claims?.active !== true) throw new AuthorizationError(401, "invalid_token", "the token is not active");
+  if (claims.iss !== undefined && claims.iss !== issuer) throw new AuthorizationError(401, "invalid_token", "the token is from another issuer");
+  const now = Math.floor(Date.now() / 1000);
+  if (typeof claims.exp === "number" && claims.exp + tolerance < now) throw new AuthorizationError(401, "invalid_token", "the token has expired");
+  if (typeof claims.nbf === "number" && claims.nbf - tolerance > now) throw new AuthorizationError(401, "invalid_token", "the token is not valid yet");
+  if (audience) {
+    const aud = typeof claims.aud === "string" ? [claims.aud] : Array.isArray(claims.aud) ? claims.aud : [];
+    if (!aud.some((a) => audience.includes(a as string))) throw new AuthorizationError(401, "invalid_token", "the token was not issued for this server (audience)");
   }
 }
 
