@@ -22,7 +22,8 @@ export interface AuthorizationServer {
   /** A client_credentials access token for `resource` (`clientId` one of cc-alice, cc-bob). */
   clientCredentials(resource: string, scope: string, clientId?: string): Promise<string>;
   /** A JWT signed with the server's own signing key, with these claims (to make expired or otherwise crafted tokens). */
-  sign(claims: Record<string, unknown>): Promise<string>;
+  /** A JWT signed by this server's key; `typ` default "at+jwt" (RFC 9068 §2.1), `null` for none. */
+  sign(claims: Record<string, unknown>, typ?: string | null): Promise<string>;
   /** Follow an authorization URL through login and consent (answered here) to the redirect; returns the redirect URL. */
   authorize(url: URL | string): Promise<URL>;
   close(): Promise<void>;
@@ -151,8 +152,8 @@ export async function startAuthorizationServer(): Promise<AuthorizationServer> {
       if (!r.ok || !body.access_token) throw new Error(`token request failed: ${r.status} ${JSON.stringify(body)}`);
       return body.access_token;
     },
-    sign(claims) {
-      return new SignJWT(claims).setProtectedHeader({ alg: "ES256", kid: jwk.kid, typ: "at+jwt" }).sign(privateKey);
+    sign(claims, typ = "at+jwt") {
+      return new SignJWT(claims).setProtectedHeader({ alg: "ES256", kid: jwk.kid, ...(typ === null ? {} : { typ }) }).sign(privateKey);
     },
     async authorize(start) {
       const jar = new Map<string, string>();

@@ -128,6 +128,9 @@ describe("401: no token or an invalid one", () => {
     ["naming another issuer, signed by the right key", () => as.sign({ iss: other.issuer, aud: url, sub: "alice", scope: "tools:read", exp: now() + 600 }), /another issuer/],
     ["issued for another server (audience)", () => as.clientCredentials("http://127.0.0.1:1/another-server", "tools:read"), /audience/],
     ["without exp", () => as.sign({ iss: as.issuer, aud: url, sub: "alice", scope: "tools:read" }), /exp/],
+    // RFC 9068 §4: typ must be at+jwt; "JWT" is the shape of an ID token or any other JWT the issuer signs.
+    ["of typ JWT, signed by the issuer (RFC 9068 §4)", () => as.sign({ iss: as.issuer, aud: url, sub: "alice", scope: "tools:read", exp: now() + 600 }, "JWT"), /not an access token/],
+    ["without typ, signed by the issuer (RFC 9068 §4)", () => as.sign({ iss: as.issuer, aud: url, sub: "alice", scope: "tools:read", exp: now() + 600 }, null), /not an access token/],
   ])("%s: 401 invalid_token", async (_name, token, why) => {
     const r = await call(await token(), "tools/list");
     expect(r.status).toBe(401);
@@ -274,6 +277,42 @@ describe("state bound to the principal", () => {
     // A state is checked however it came: bob's own state on a fresh round is fine, alice's retry is served.
     const own = await call(alice, "tools/call", retry, meta);
     expect(own.messages[0].result.content[0].text).toBe("hello Ann from cc-alice");
+  });
+});
+
+describe("state bound to the principal: its subject and its client, as tasks are", () => {
+  const claims = (extra: Record<string, unknown>) => ({ iss: as.issuer, aud: url, scope: "tools:read", exp: now() + 600, ...extra });
+  // Written by hand: the pairs that share a subject string but are not the same principal.
+  const pairs = () =>
+    [
+      ["the same user through another client", as.sign(claims({ sub: "alice", client_id: "app1" })), as.sign(claims({ sub: "alice", client_id: "app2" }))],
+      ["client svc (client credentials, no sub) and the user whose sub is svc", as.sign(claims({ client_id: "svc" })), as.sign(claims({ sub: "svc", client_id: "svc" }))],
+    ] as const;
+
+  it("an MRTR requestState sealed for one is -32602 for the other; for itself, served", async () => {
+    const meta = modernMeta(undefined, { "io.modelcontextprotocol/clientCapabilities": { elicitation: {} } });
+    for (const [what, a, b] of pairs()) {
+      const [first, second] = await Promise.all([a, b]);
+      const result = (await call(first, "tools/call", { name: "ask", arguments: {} }, meta)).messages[0].result;
+      expect(result.resultType, what).toBe("input_required");
+      const retry = { name: "ask", arguments: {}, requestState: result.requestState, inputResponses: { [Object.keys(result.inputRequests)[0]]: { action: "accept", content: { name: "Ann" } } } };
+      const replay = await call(second, "tools/call", retry, meta);
+      expect([what, replay.messages[0].error?.code]).toEqual([what, -32602]);
+      const own = await call(first, "tools/call", retry, meta);
+      expect(own.messages[0].result.content[0].text, what).toMatch(/^hello Ann from /);
+    }
+  });
+
+  it("a legacy session opened by one is 404 for the other; for itself, served", async () => {
+    const list = { jsonrpc: "2.0", id: 2, method: "tools/list" };
+    for (const [what, a, b] of pairs()) {
+      const [first, second] = await Promise.all([a, b]);
+      const sid = await legacySession(first);
+      const other = await raw(url, { headers: jsonPost({ ...sessionHeaders(sid, LEGACY), ...bearer(second) }), body: list });
+      expect([what, other.status]).toEqual([what, 404]);
+      const own = await raw(url, { headers: jsonPost({ ...sessionHeaders(sid, LEGACY), ...bearer(first) }), body: list });
+      expect([what, own.status]).toEqual([what, 200]);
+    }
   });
 });
 
@@ -563,6 +602,28 @@ describe("other verifiers and configurations", () => {
       const token = await as.clientCredentials("http://127.0.0.1:1/another-server", "tools:read");
       const { body, headers } = modernRequest(1, "tools/list");
       expect((await raw(h.url, { headers: { ...headers, ...bearer(token) }, body })).status).toBe(200);
+    } finally {
+      warn.mockRestore();
+      await h.close();
+    }
+  });
+
+  it("typ: at+jwt and application/at+jwt (any case) by default, the real authorization server's tokens included; tokenTypes widens it with a note", async () => {
+    const claims = { iss: as.issuer, aud: url, sub: "alice", scope: "tools:read", exp: now() + 600 };
+    for (const typ of ["at+jwt", "application/at+jwt", "AT+JWT"]) expect((await call(await as.sign(claims, typ), "tools/list")).status, typ).toBe(200);
+    expect((await call(await as.clientCredentials(url, "tools:read"), "tools/list")).status).toBe(200);
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
+    const h = await authFixture().serveHttp({ port: 0, quiet: true, authorization: { issuer: as.issuer, tokenTypes: ["at+jwt", "JWT"] } });
+    try {
+      expect(warn.mock.calls.map((c) => String(c[0])).join("\n")).toMatch(/note: authorization\.tokenTypes accepts JWTs of typ "at\+jwt", "jwt"/);
+      as.resources.add(h.url);
+      const send = async (typ: string | null) => {
+        const { body, headers } = modernRequest(1, "tools/list");
+        return (await raw(h.url, { headers: { ...headers, ...bearer(await as.sign({ ...claims, aud: h.url }, typ)) }, body })).status;
+      };
+      expect(await send("JWT")).toBe(200);
+      expect(await send("at+jwt")).toBe(200);
+      expect(await send(null)).toBe(401);
     } finally {
       warn.mockRestore();
       await h.close();

@@ -35,6 +35,7 @@ import type { Classification } from "./classify.js";
 import { HandlerContext } from "./context.js";
 import { errorResponseOf } from "./errors.js";
 import { HandlerHost } from "./handler-host.js";
+import { principalIdentity } from "../state/request-state.js";
 import { inputRequired, openRound } from "./input-rounds.js";
 import { listen } from "./listen.js";
 import { InFlight, type Principal, type RequestScope, type Sink } from "./request.js";
@@ -213,7 +214,7 @@ export class Dispatcher {
     const mrtr = !serverMaySendRequests(revision) && mayAnswerInputRequired(revision, req.method);
     if (mrtr && (params.requestState !== undefined || params.inputResponses !== undefined)) {
       try {
-        flight.round = openRound(this.server.requestStateCodec, revision, { method: req.method, params, subject: scope.principal?.subject }, validators);
+        flight.round = openRound(this.server.requestStateCodec, revision, { method: req.method, params, principal: principalIdentity(scope.principal) }, validators);
       } catch (err) {
         link?.inFlight.delete(req.id);
         return scope.sink.send(errorResponseOf(revision, req.id, err));
@@ -248,7 +249,12 @@ export class Dispatcher {
       // its own (a missing client capability is -32021: the request cannot proceed whatever the answers).
       const ownFailure = failed && (failure instanceof MissingCapabilityError || failure instanceof McpError);
       if (flight.round?.asked.size && !ownFailure)
-        result = inputRequired(this.server.requestStateCodec, this.server.options.requestStateTtlMs, { method: req.method, params: req.params ?? {}, subject: scope.principal?.subject }, flight.round);
+        result = inputRequired(
+          this.server.requestStateCodec,
+          this.server.options.requestStateTtlMs,
+          { method: req.method, params: req.params ?? {}, principal: principalIdentity(scope.principal) },
+          flight.round,
+        );
       else if (failed) throw failure;
       const encoded = encodeResult(revision, req.method, result!, this.server);
       if (this.server.validateResults) {

@@ -5,6 +5,7 @@
  */
 import { type Revision, errorCode, hasCapability, hasMethod, isLegacy, isModern, methodFlows, serverMaySendRequests, taskWireForm } from "../rules.js";
 import { MissingCapabilityError, type McpServer } from "../server/server.js";
+import { principalIdentity } from "../state/request-state.js";
 import { McpError, isObject, type JsonRpcMessage } from "../wire/jsonrpc.js";
 import { META_LOG_LEVEL, META_RELATED_TASK } from "../wire/meta.js";
 import type { ContextHost, HandlerContext } from "./context.js";
@@ -48,7 +49,12 @@ export class HandlerHost implements ContextHost {
     }
     const validators = ctx.mrtrValidators;
     if (!validators) return Promise.reject(new McpError(errorCode(revision, "INTERNAL_ERROR")!, `${method}: ${scope.req.method} cannot ask the client for input in ${revision}`));
-    const round = (flight.round ??= openRound(this.server.requestStateCodec, revision, { method: scope.req.method, params: scope.req.params ?? {}, subject: scope.principal?.subject }, validators));
+    const round = (flight.round ??= openRound(
+      this.server.requestStateCodec,
+      revision,
+      { method: scope.req.method, params: scope.req.params ?? {}, principal: principalIdentity(scope.principal) },
+      validators,
+    ));
     return askInRound(round, ask);
   }
 

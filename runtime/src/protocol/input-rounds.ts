@@ -24,23 +24,23 @@ export interface InputRound {
   invalidParams: number;
 }
 
-/** The request a round belongs to: its method and params, and the principal's subject its state is sealed for. */
+/** The request a round belongs to: its method and params, and the principal (principalIdentity) its state is sealed for. */
 export interface RoundRequest {
   readonly method: string;
   readonly params: Record<string, unknown>;
-  readonly subject?: string;
+  readonly principal?: string;
 }
 
 /**
  * Open a round: verify `requestState` (attacker-controlled: tampered, expired or foreign state is -32602, and so is
- * a state sealed for another principal `subject`) and gather the answers. Throws McpError.
+ * a state sealed for another `principal`) and gather the answers. Throws McpError.
  */
-export function openRound(codec: RequestStateCodec, revision: Revision, { method, params, subject }: RoundRequest, validators: DispatchValidators): InputRound {
+export function openRound(codec: RequestStateCodec, revision: Revision, { method, params, principal }: RoundRequest, validators: DispatchValidators): InputRound {
   let answers: Record<string, unknown> = {};
   if (params.requestState !== undefined) {
     const payload = codec.open(params.requestState as string);
     // Bound to the principal: the answers a user gave are never replayed under another user's token.
-    if (!payload || payload.m !== method || payload.d !== paramsDigest(params) || payload.s !== subject) {
+    if (!payload || payload.m !== method || payload.d !== paramsDigest(params) || payload.s !== principal) {
       throw new McpError(errorCode(revision, "INVALID_PARAMS")!, "Invalid params: requestState failed verification (tampered, expired, or from another request)");
     }
     answers = payload.a;
@@ -50,8 +50,8 @@ export function openRound(codec: RequestStateCodec, revision: Revision, { method
 }
 
 /** The `input_required` result of a round that asked: every ask, and the answers used so far sealed for the retry. */
-export function inputRequired(codec: RequestStateCodec, ttlMs: number, { method, params, subject }: RoundRequest, round: InputRound): Record<string, unknown> {
-  const requestState = codec.seal({ m: method, d: paramsDigest(params), e: Date.now() + ttlMs, a: round.used, q: [...round.asked.keys()], s: subject });
+export function inputRequired(codec: RequestStateCodec, ttlMs: number, { method, params, principal }: RoundRequest, round: InputRound): Record<string, unknown> {
+  const requestState = codec.seal({ m: method, d: paramsDigest(params), e: Date.now() + ttlMs, a: round.used, q: [...round.asked.keys()], s: principal });
   return { resultType: "input_required", inputRequests: Object.fromEntries(round.asked), requestState };
 }
 

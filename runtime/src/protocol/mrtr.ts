@@ -9,7 +9,7 @@
  *
  * `requestState` is attacker-controlled input, so it is integrity-protected
  * (HMAC-SHA256) and bound to the originating method, a digest of its
- * parameters, an expiry and (with authorization) the principal's subject — never to a connection or process, so a retry
+ * parameters, an expiry and (with authorization) the principal (subject and client) — never to a connection or process, so a retry
  * may reach any process that shares the secret.
  */
 import { nodeCrypto as crypto } from "../state/request-state.js";

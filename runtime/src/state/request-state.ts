@@ -19,6 +19,24 @@ export function randomId(): string {
   return nodeCrypto().randomBytes(16).toString("base64url");
 }
 
+/** What identifies a principal: its subject, where the subject came from, and the client acting for it. */
+export interface PrincipalLike {
+  readonly subject: string;
+  readonly clientId?: string;
+  readonly claims: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * The identity state is bound to (a legacy session, a requestState), as a task's owner is
+ * (spec/2025-11-25/basic/utilities/tasks.mdx#task-isolation-and-access-control): the subject, whether it is the
+ * token's `sub` or (a client-credentials token without one) its client id, and the client. So the same user through
+ * another client is another principal, and client `svc` is never the user whose `sub` is `svc`.
+ */
+export function principalIdentity(p: PrincipalLike | undefined): string | undefined {
+  if (!p) return undefined;
+  return JSON.stringify([p.claims.sub === p.subject ? "sub" : "client", p.subject, p.clientId ?? ""]);
+}
+
 export interface RequestStatePayload {
   /** Originating method. */
   m: string;
@@ -30,7 +48,7 @@ export interface RequestStatePayload {
   a: Record<string, unknown>;
   /** Keys asked in the round that produced this state. */
   q: string[];
-  /** The principal's subject (HTTP with authorization): a state replayed under another subject's token is refused. */
+  /** The principal's identity (principalIdentity; HTTP with authorization): a state replayed under another principal's token is refused. */
   s?: string;
 }
 

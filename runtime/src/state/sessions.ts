@@ -19,7 +19,7 @@ export interface SessionRecord {
   /** resources/subscribe URIs. */
   subscriptions: string[];
   /** The principal that opened it (authorization): another principal's requests are refused. */
-  principal?: { subject: string; clientId?: string };
+  principal?: { subject: string; clientId?: string; /** Whether the subject is the token's `sub` (else its client id). */ fromSub?: boolean };
   /**
    * The numbers of the session's GET streams (resumable revisions), most recent last, whichever process opened them:
    * a GET with Last-Event-ID naming one is a resumption of the GET stream, served as the GET stream wherever it lands.

@@ -11,6 +11,7 @@
  * spec/2026-07-28/basic/authorization/security-considerations.mdx#access-token-privilege-restriction
  */
 import type { Principal } from "../../protocol/request.js";
+import { principalIdentity } from "../../state/request-state.js";
 import { canonicalResource } from "./authorization-config.js";
 import { one } from "./body.js";
 import type { HeaderBag, Reply } from "./io.js";
@@ -47,6 +48,12 @@ export interface AuthorizationOptions {
   audienceCheck?: boolean;
   /** The issuer's JWKS URL. Default: `jwks_uri` of its metadata (RFC 8414 `oauth-authorization-server`, then `openid-configuration`). */
   jwksUri?: string;
+  /**
+   * JWT `typ` header values accepted, compared without case and without an `application/` prefix (RFC 7515 §4.1.9).
+   * Default `["at+jwt"]`: only an RFC 9068 access token (§2.1, §4), so an ID token or another JWT the issuer signs is
+   * refused. `""` in the list accepts a token with no `typ`. A list other than the default is noted on stderr at start.
+   */
+  tokenTypes?: readonly string[];
   /** JWS algorithms accepted. Default: the asymmetric ones jose supports (never `none`, never HMAC). */
   algorithms?: readonly string[];
   /** `scopes_supported` of the Protected Resource Metadata. Default: `requiredScopes` plus every scope a tool, prompt or resource declares. */
@@ -100,14 +107,29 @@ const ASYMMETRIC = ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256
 /** RFC 6750 §2.1: `Bearer` then a b64token. */
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 const FETCH_TIMEOUT_MS = 10_000;
+/** RFC 9068 §2.1: the `typ` of a JWT access token. */
+const ACCESS_TOKEN_TYPES = ["at+jwt"];
+/** A media type as RFC 7515 §4.1.9 compares it: no case, no `application/` prefix. */
+const mediaType = (t: string) => t.toLowerCase().replace(/^application\//, "");
 
 type Jose = typeof import("jose");
 /** jose, loaded on first verification: a server without authorization never loads it. */
 let joseModule: Promise<Jose> | undefined;
 const jose = () => (joseModule ??= import("jose"));
 
-/** Quote a value for an auth-param (RFC 9110 §11.2 quoted-string). */
-const quoted = (v: string) => `"${v.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
+/**
+ * A challenge's quoted value. RFC 6750 §3 allows only %x20-21 / %x23-5B / %x5D-7E in error_description (and the
+ * scope), so a quoted-pair escape (`\"`) is not an option: `"` becomes `'`, `\` becomes `/`, anything else outside
+ * printable ASCII `?`. A URL (resource_metadata) is percent-encoded instead, to stay the same URL.
+ */
+const quoted = (v: string) =>
+  `"${v
+    .replace(/"/g, "'")
+    .replace(/\\/g, "/")
+    .replace(/[^\x20-\x7e]/g, "?")}"`;
+const quotedUri = (v: string) => `"${v.replace(/["\\]|[^\x20-\x7e]/gu, (c) => encodeURIComponent(c))}"`;
+/** RFC 6750 §3 scope-token: %x21 / %x23-5B / %x5D-7E; a scope that is not one is left out of the challenge. */
+const SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]+$/;
 
 /**
  * RFC 8414 §3.1 and OpenID Connect Discovery: the metadata URLs of `issuer`, in the order MCP clients try them
@@ -136,10 +158,10 @@ export function missingScopes(principal: Principal, needed: readonly string[] | 
   return needed.filter((s) => !principal.scopes.includes(s));
 }
 
-/** The same principal: a legacy session is served only to the principal that opened it. */
+/** The same principal (principalIdentity: subject, where it came from, client): a legacy session is served only to the principal that opened it. */
 export function samePrincipal(a: Principal | undefined, b: Principal | undefined): boolean {
   if (!a || !b) return a === b;
-  return a.subject === b.subject && a.clientId === b.clientId;
+  return principalIdentity(a) === principalIdentity(b);
 }
 
 /**
@@ -153,6 +175,8 @@ export class ResourceServer {
   readonly metadataUrl: string;
   private readonly metadataPaths: Set<string>;
   private readonly tolerance: number;
+  /** Accepted `typ` values, as mediaType() writes them. */
+  private readonly tokenTypes: ReadonlySet<string>;
   private issuerMetadata?: Promise<Record<string, unknown>>;
   private jwks?: Promise<ReturnType<Jose["createRemoteJWKSet"]>>;
   private introspectionEndpoint?: Promise<string>;
@@ -172,12 +196,8 @@ export class ResourceServer {
     const aud = options.audience === undefined ? [this.resource] : typeof options.audience === "string" ? [options.audience] : [...options.audience];
     this.audience = aud;
     this.tolerance = options.clockToleranceSec ?? 30;
-    if (options.audienceCheck === false) {
-      console.warn(
-        `mcp runtime: WARNING: authorization.audienceCheck is false: tokens issued by ${this.issuer} for any resource are accepted here, ` +
-          `so a token meant for another server can be replayed against this one (spec/2025-11-25/basic/authorization.mdx#token-audience-binding-and-validation).`,
-      );
-    }
+    if (options.audienceCheck === false) warnNoAudienceCheck(this.issuer);
+    this.tokenTypes = acceptedTokenTypes(options.tokenTypes);
     const u = new URL(this.resource);
     const suffix = u.pathname === "/" ? "" : u.pathname;
     this.metadataUrl = `${u.origin}${PRM}${suffix}`;
@@ -260,9 +280,9 @@ export class ResourceServer {
 
   /** `WWW-Authenticate` of a refusal (RFC 6750 §3, RFC 9728 §5.1). */
   challenge(err: AuthorizationError): string {
-    const params = [`resource_metadata=${quoted(this.metadataUrl)}`];
-    if (err.error) params.push(`error=${quoted(err.error)}`, `error_description=${quoted(err.message.replace(/[^\x20-\x7e]/g, "?"))}`);
-    const scope = err.scope ?? (err.status === 401 ? this.options.requiredScopes : undefined);
+    const params = [`resource_metadata=${quotedUri(this.metadataUrl)}`];
+    if (err.error) params.push(`error=${quoted(err.error)}`, `error_description=${quoted(err.message)}`);
+    const scope = (err.scope ?? (err.status === 401 ? this.options.requiredScopes : undefined))?.filter((s) => SCOPE_TOKEN.test(s));
     if (scope?.length) params.push(`scope=${quoted(scope.join(" "))}`);
     return `Bearer ${params.join(", ")}`;
   }
@@ -276,6 +296,8 @@ export class ResourceServer {
     // Credentials in more than one place (or header) is a malformed request. RFC 6750 §2, §3.1 invalid_request
     if (Array.isArray(raw) && raw.length > 1) throw new AuthorizationError(400, "invalid_request", "more than one Authorization header");
     const header = one(raw);
+    // A platform that joins repeated fields (fetch's Headers) makes them one list; a b64token has no comma.
+    if (header?.includes(",")) throw new AuthorizationError(400, "invalid_request", "more than one Authorization header");
     if (header === undefined || header === "") throw new AuthorizationError(401, undefined, "this server needs an OAuth access token (Authorization: Bearer <token>)");
     const m = BEARER.exec(header);
     if (!m) {
@@ -306,7 +328,7 @@ export class ResourceServer {
     return this.verifyJwt(token);
   }
 
-  /** A JWT access token (RFC 9068): signature by the issuer's JWKS, iss, aud, exp and nbf. */
+  /** A JWT access token (RFC 9068): signature by the issuer's JWKS, iss, aud, exp and nbf, and its `typ` (§4). */
   private async verifyJwt(token: string): Promise<Principal> {
     const { jwtVerify, createRemoteJWKSet, errors } = await jose();
     // createRemoteJWKSet caches the keys and refetches (with a cooldown) when a token names a key it does not have:
@@ -315,13 +337,20 @@ export class ResourceServer {
     this.jwks.catch(() => (this.jwks = undefined));
     const jwks = await this.jwks;
     try {
-      const { payload } = await jwtVerify(token, jwks, {
+      const { payload, protectedHeader } = await jwtVerify(token, jwks, {
         issuer: this.issuer,
         audience: this.options.audienceCheck === false ? undefined : [...this.audience],
         algorithms: [...(this.options.algorithms ?? ASYMMETRIC)],
         clockTolerance: this.tolerance,
         requiredClaims: ["exp"],
       });
+      const typ = typeof protectedHeader.typ === "string" ? mediaType(protectedHeader.typ) : "";
+      if (!this.tokenTypes.has(typ))
+        throw new AuthorizationError(
+          401,
+          "invalid_token",
+          `the token is not an access token this server accepts (typ ${JSON.stringify(protectedHeader.typ ?? "")}; RFC 9068 access tokens are "at+jwt")`,
+        );
       return principalOf(payload);
     } catch (err) {
       if (err instanceof AuthorizationError) throw err;
@@ -377,16 +406,40 @@ export class ResourceServer {
       throw unavailable((err as Error).message);
     }
     if (refused) throw new AuthorizationError(401, "invalid_token", `the authorization server refused to introspect the token (${refused})`);
-    if (claims?.active !== true) throw new AuthorizationError(401, "invalid_token", "the token is not active");
-    if (claims.iss !== undefined && claims.iss !== this.issuer) throw new AuthorizationError(401, "invalid_token", "the token is from another issuer");
-    const now = Math.floor(Date.now() / 1000);
-    if (typeof claims.exp === "number" && claims.exp + this.tolerance < now) throw new AuthorizationError(401, "invalid_token", "the token has expired");
-    if (typeof claims.nbf === "number" && claims.nbf - this.tolerance > now) throw new AuthorizationError(401, "invalid_token", "the token is not valid yet");
-    if (this.options.audienceCheck !== false) {
-      const aud = typeof claims.aud === "string" ? [claims.aud] : Array.isArray(claims.aud) ? claims.aud : [];
-      if (!aud.some((a) => this.audience.includes(a as string))) throw new AuthorizationError(401, "invalid_token", "the token was not issued for this server (audience)");
-    }
+    checkIntrospected(claims, this.issuer, this.tolerance, this.options.audienceCheck === false ? undefined : this.audience);
     return principalOf(claims);
+  }
+}
+
+/** The `typ` values accepted (mediaType form); a list other than RFC 9068's is noted at start. */
+function acceptedTokenTypes(configured: readonly string[] | undefined): ReadonlySet<string> {
+  const types = new Set((configured ?? ACCESS_TOKEN_TYPES).map(mediaType));
+  if (configured && (types.size !== 1 || !types.has("at+jwt"))) {
+    console.warn(
+      `mcp runtime: note: authorization.tokenTypes accepts JWTs of typ ${[...types].map((t) => JSON.stringify(t)).join(", ")} as access tokens; ` +
+        `RFC 9068 access tokens are "at+jwt", and another type (e.g. an ID token) is not meant for this server.`,
+    );
+  }
+  return types;
+}
+
+function warnNoAudienceCheck(issuer: string): void {
+  console.warn(
+    `mcp runtime: WARNING: authorization.audienceCheck is false: tokens issued by ${issuer} for any resource are accepted here, ` +
+      `so a token meant for another server can be replayed against this one (spec/2025-11-25/basic/authorization.mdx#token-audience-binding-and-validation).`,
+  );
+}
+
+/** What an introspection response says of the token, checked as for a JWT: active, issuer, expiry, audience (unless `audience` is undefined). */
+function checkIntrospected(claims: Record<string, unknown>, issuer: string, tolerance: number, audience: readonly string[] | undefined): void {
+  if (claims?.active !== true) throw new AuthorizationError(401, "invalid_token", "the token is not active");
+  if (claims.iss !== undefined && claims.iss !== issuer) throw new AuthorizationError(401, "invalid_token", "the token is from another issuer");
+  const now = Math.floor(Date.now() / 1000);
+  if (typeof claims.exp === "number" && claims.exp + tolerance < now) throw new AuthorizationError(401, "invalid_token", "the token has expired");
+  if (typeof claims.nbf === "number" && claims.nbf - tolerance > now) throw new AuthorizationError(401, "invalid_token", "the token is not valid yet");
+  if (audience) {
+    const aud = typeof claims.aud === "string" ? [claims.aud] : Array.isArray(claims.aud) ? claims.aud : [];
+    if (!aud.some((a) => audience.includes(a as string))) throw new AuthorizationError(401, "invalid_token", "the token was not issued for this server (audience)");
   }
 }
 

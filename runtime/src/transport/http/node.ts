@@ -5,8 +5,9 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import type { Duplex } from "node:stream";
 import type { ProtocolCore } from "../../protocol/core.js";
-import type { Incoming } from "./io.js";
+import type { HeaderBag, Incoming } from "./io.js";
 import { HttpEndpoint } from "./endpoint.js";
 import type { CloseOptions, HandlerOptions, HttpOptions } from "./options.js";
 import { isLoopbackAddress, warnIfOpen } from "./security.js";
@@ -43,7 +44,7 @@ function nodeIncoming(req: IncomingMessage & { body?: unknown }, res: ServerResp
   return {
     method: req.method ?? "GET",
     url: req.url ?? "/",
-    headers: req.headers,
+    headers: req.headers.authorization === undefined ? req.headers : withEveryAuthorization(req),
     // A body-parsing middleware ran first (express.json(), or Fastify's body assigned to request.raw.body).
     parsedBody: req.body !== undefined && req.body !== null && typeof req.body === "object" && !Buffer.isBuffer(req.body) ? req.body : undefined,
     readBody(limit, done, tooLarge, failed) {
@@ -77,6 +78,17 @@ function nodeIncoming(req: IncomingMessage & { body?: unknown }, res: ServerResp
   };
 }
 
+/**
+ * The headers with every Authorization field: Node keeps only the first of several, which would make a request with
+ * two credentials pass on the first (RFC 6750 §3.1: invalid_request). Only for requests that carry one.
+ */
+function withEveryAuthorization(req: IncomingMessage): HeaderBag {
+  const raw = req.rawHeaders;
+  const values: string[] = [];
+  for (let i = 0; i < raw.length; i += 2) if (raw[i].length === 13 && raw[i].toLowerCase() === "authorization") values.push(raw[i + 1]);
+  return values.length > 1 ? { ...req.headers, authorization: values } : req.headers;
+}
+
 /** Read and drop the rest of an oversized body, then answer (at most 10 s, and at most 4× the limit or 64 MiB). */
 function drainThen(req: IncomingMessage, res: ServerResponse, limit: number, answer: () => void): void {
   let answered = false;
@@ -102,6 +114,25 @@ function drainThen(req: IncomingMessage, res: ServerResponse, limit: number, ans
   });
   req.on("end", once);
   req.resume();
+}
+
+/**
+ * Bytes on a connection that are not a request (Node's "clientError"). A response under way on the connection is
+ * delivered whole and is its last: no 400 written after it (a client that read its `Connection: close` must read
+ * nothing more, RFC 9112 §9.6), none before it either (the answer to a request already read is never lost). Data
+ * after a request that said `Connection: close` (HPE_CLOSED_CONNECTION) is ignored. Else: 400, then close.
+ */
+export function onClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
+  // The response being written on this socket, as Node's own default handler checks it.
+  const pending = (socket as Duplex & { _httpMessage?: ServerResponse | null })._httpMessage;
+  if (pending) {
+    if (!pending.headersSent) pending.shouldKeepAlive = false;
+    if (pending.writableFinished) socket.end();
+    else pending.once("finish", () => socket.end());
+    return;
+  }
+  if (err.code === "HPE_CLOSED_CONNECTION" || !socket.writable) return void socket.end();
+  socket.end("HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n");
 }
 
 /** Serve one Node request on `endpoint`. */
@@ -165,10 +196,7 @@ export async function serveHttp(core: ProtocolCore, options: HttpOptions = {}): 
   const http = createServer((req, res) => serve(endpoint, req, res));
   http.keepAliveTimeout = 60_000;
   http.headersTimeout = 65_000;
-  http.on("clientError", (_err, socket) => {
-    if (socket.writable) socket.end("HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n");
-    else socket.destroy();
-  });
+  http.on("clientError", onClientError);
   await new Promise<void>((resolve, reject) => {
     http.once("error", reject);
     http.listen(options.port ?? 3000, host, () => {

@@ -3,7 +3,8 @@ import { isJsonType, one, type Accept } from "./body.js";
 import type { Incoming, Reply } from "./io.js";
 import type { Responder } from "./respond.js";
 
-const utf8 = new TextDecoder();
+/** Fatal: a body that is not UTF-8 is a parse error (-32700), as the same bytes are on stdio (RFC 8259 §8.1), never U+FFFD. */
+const utf8 = new TextDecoder("utf-8", { fatal: true });
 
 export class JsonBodies {
   /** @param maxBody the largest accepted body in bytes (HandlerOptions.maxBodyBytes). */
@@ -31,9 +32,15 @@ export class JsonBodies {
     req.readBody(
       limit,
       (body) => {
+        let text: string;
+        try {
+          text = utf8.decode(body);
+        } catch {
+          return responder.parseError(res, "Parse error: the body is not valid UTF-8");
+        }
         let value: unknown;
         try {
-          value = JSON.parse(utf8.decode(body));
+          value = JSON.parse(text);
         } catch (err) {
           return responder.parseError(res, `Parse error: ${(err as Error).message}`);
         }

@@ -34,6 +34,18 @@ type SessionMessage =
   | { t: "follow"; n: number }
   | { t: "terminate" };
 
+type StoredPrincipal = NonNullable<SessionRecord["principal"]>;
+
+/** What the store keeps of a session's principal: its identity (principalIdentity), never its token or claims. */
+function storedPrincipal(p: Principal): StoredPrincipal {
+  return { subject: p.subject, ...(p.clientId ? { clientId: p.clientId } : {}), ...(p.claims.sub === p.subject ? { fromSub: true } : {}) };
+}
+
+/** The principal a restored session is bound to: claims enough for its identity (whether the subject was `sub`). */
+function restoredPrincipal(r: StoredPrincipal): Principal {
+  return { subject: r.subject, clientId: r.clientId, scopes: [], claims: r.fromSub ? { sub: r.subject } : {} } as Principal;
+}
+
 /** The sessions held here, as SharedSessions sees them: it restores sessions into them and ends those ended elsewhere. */
 export interface SessionsHere extends SessionHost {
   readonly sessions: Map<string, LegacyHttpSession>;
@@ -81,7 +93,7 @@ export class SharedSessions {
       initialized: l.initialized,
       ...(l.logLevel ? { logLevel: l.logLevel } : {}),
       subscriptions: [...l.subscriptions],
-      ...(s.principal ? { principal: { subject: s.principal.subject, ...(s.principal.clientId ? { clientId: s.principal.clientId } : {}) } } : {}),
+      ...(s.principal ? { principal: storedPrincipal(s.principal) } : {}),
       ...(s.getStreams.length ? { getStreams: s.getStreams } : {}),
     };
   }
@@ -180,7 +192,7 @@ export class SharedSessions {
     if (existing) return existing;
     if (!record) return undefined;
     const s = new LegacyHttpSession(this.here, id);
-    if (record.principal) s.principal = { subject: record.principal.subject, clientId: record.principal.clientId, scopes: [], claims: {} } as Principal;
+    if (record.principal) s.principal = restoredPrincipal(record.principal);
     const { id: _id, principal: _principal, getStreams, ...state } = record;
     s.connection.restoreSession(state);
     s.addGetStreams(getStreams);
