@@ -38,15 +38,16 @@ for (const subject of SUBJECTS) {
       const a = store();
       const b = other(a);
       const record = { id: id(), revision: "2025-11-25", clientCapabilities: { elicitation: {} }, initialized: true, subscriptions: ["test://x"], principal: { subject: "alice" } };
-      await a.put(record, 300);
+      // Idle times with margins of 400 ms or more: a loaded machine pauses a test for a few hundred ms.
+      await a.put(record, 1200);
       expect(await b.get(record.id)).toEqual(record);
       expect(await b.has(record.id)).toBe(true);
       expect(await b.has(`${record.id}-other`)).toBe(false);
-      await sleep(200);
-      await b.touch(record.id, 300);
-      await sleep(200);
+      await sleep(800);
+      await b.touch(record.id, 1200);
+      await sleep(800); // past the first idle time: alive only because it was touched
       expect(await a.get(record.id)).toEqual(record);
-      await sleep(250);
+      await sleep(1000);
       expect(await a.get(record.id)).toBeUndefined();
       expect(await a.has(record.id)).toBe(false);
       await a.put(record, 10_000);

@@ -238,15 +238,16 @@ describe("RedisTaskStore: keys", async () => {
     const redis = new Redis(REDIS_URL);
     try {
       const o = owner();
-      await store.create(task(o, { ttlMs: 100 }));
-      await store.create(task(o, { ttlMs: 150, lease: { holder: "gone", until: Date.now() + 50 } }));
-      const done = task(o, { ttlMs: 100 });
+      // TTLs of a second: the keys are counted before any expires, even on a loaded machine.
+      await store.create(task(o, { ttlMs: 1000 }));
+      await store.create(task(o, { ttlMs: 1000, lease: { holder: "gone", until: Date.now() + 500 } }));
+      const done = task(o, { ttlMs: 1000 });
       await store.create(done);
       await store.update(done.taskId, { status: "completed", result: { content: [] } });
       const keys = (await redis.keys(`${prefix}*`)).sort();
       expect(keys.filter((k) => !k.startsWith(`${prefix}task:`))).toEqual([`${prefix}owner:${o}`, `${prefix}running`, `${prefix}seq`]);
       expect(keys.filter((k) => k.startsWith(`${prefix}task:`))).toHaveLength(3);
-      await sleep(250);
+      await sleep(1300);
       await store.sweep(Date.now());
       expect(await redis.keys(`${prefix}*`)).toEqual([`${prefix}seq`]);
     } finally {
