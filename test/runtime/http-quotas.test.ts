@@ -8,6 +8,7 @@ import { request as httpRequest, type IncomingHttpHeaders } from "node:http";
 import { PassThrough } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
 import { createServer, serveStdio, type HttpHandle, type HttpOptions } from "../../runtime/dist/index.js";
+import { addressKey } from "../../runtime/src/transport/http/quotas.js";
 import { initializeBody, jsonPost, modernRequest, sessionHeaders } from "./http-helpers.js";
 
 const A = "127.0.0.2";
@@ -395,4 +396,14 @@ it("stdio: a result over responseBytes is a -32603 naming it; a batch over batch
   expect([big.error.code, big.error.data]).toEqual([-32603, { limit: "responseBytes", max: 2000 }]);
   const batch = lines.find((l) => !Array.isArray(l) && l.id === null);
   expect([batch.error.code, batch.error.data]).toEqual([-32600, { limit: "batchMembers", max: 2 }]);
+});
+
+it("a client address as its quota key: IPv4 whole (IPv4-mapped too), IPv6 by its /64 (one host usually has a whole /64)", () => {
+  expect(addressKey("127.0.0.2")).toBe("127.0.0.2");
+  expect(addressKey("::ffff:127.0.0.2")).toBe("127.0.0.2");
+  expect(addressKey("2001:db8:1:2:aaaa::1")).toBe("2001:db8:1:2::/64");
+  expect(addressKey("2001:db8:1:2:bbbb:cccc:dddd:eeee")).toBe("2001:db8:1:2::/64");
+  expect(addressKey("2001:db8::1")).toBe("2001:db8:0:0::/64");
+  expect(addressKey("::1")).toBe("0:0:0:0::/64");
+  expect(addressKey("fe80::1%eth0")).toBe("fe80:0:0:0::/64");
 });
