@@ -23,7 +23,8 @@ export type { StdioOptions } from "./transport/stdio.js";
 export function serveStdio(server: McpServer, options?: StdioOptions): Promise<void> {
   return serveStdioCore(protocolCore(server), options);
 }
-export type { HandlerOptions, HttpOptions } from "./transport/http/options.js";
+export type { HandlerOptions, HttpOptions, HttpLimits, ClientOf } from "./transport/http/options.js";
+export type { MessageLimits } from "./protocol/limits.js";
 export type { AuthorizationOptions, VerifyContext } from "./transport/http/authorization.js";
 export type { HttpHandle, NodeHandler } from "./transport/http/node.js";
 export type { FetchHandler } from "./transport/http/fetch.js";

@@ -7,11 +7,13 @@
  * Legacy (handshake) era: spec/2025-11-25/basic/lifecycle.mdx
  * Modern (stateless) era:  spec/2026-07-28/basic/versioning.mdx, spec/2026-07-28/basic/index.mdx#statelessness
  */
-import { type Revision, errorCode, supportsBatches } from "../rules.js";
+import { type Revision, errorCode } from "../rules.js";
 import type { McpServer } from "../server/server.js";
 import { errorResponse } from "../wire/errors.js";
 import { inspect, type JsonRpcMessage, type JsonRpcRequest, type JsonRpcResponse, type RequestId } from "../wire/jsonrpc.js";
 import { AdmissionQueue } from "./admission.js";
+import { batchRefusal, runBatch } from "./batch.js";
+import { boundedJson, messageLimits, type MessageLimits } from "./limits.js";
 import { classify, type Classification } from "./classify.js";
 import { ClientRequests } from "./client-requests.js";
 import { dispatcherFor, type Dispatcher } from "./dispatch.js";
@@ -36,6 +38,8 @@ export interface ConnectionOptions {
   onSessionChange?: (session: LegacySession, change: SessionChange) => void;
   /** A client response to no request of this process: it may be another process's (shared sessions). */
   onForeignResponse?: (response: JsonRpcResponse) => void;
+  /** Batch members, how many run at once, the size of one outbound message (defaults: MESSAGE_LIMITS). */
+  limits?: MessageLimits;
 }
 
 export class Connection implements Link {
@@ -49,6 +53,7 @@ export class Connection implements Link {
   private readonly asks: ClientRequests;
   private readonly dispatcher: Dispatcher;
   private readonly unsubscribe: () => void;
+  private readonly limits: Required<MessageLimits>;
 
   constructor(
     readonly server: McpServer,
@@ -56,6 +61,7 @@ export class Connection implements Link {
     readonly options: ConnectionOptions = { transport: "stdio" },
   ) {
     this.transport = options.transport;
+    this.limits = messageLimits(options.limits);
     this.id = options.id ?? randomId();
     this.dispatcher = dispatcherFor(server);
     this.asks = new ClientRequests(server, out, options.requestIdPrefix);
@@ -174,11 +180,12 @@ export class Connection implements Link {
 
   /**
    * Serialize an outbound message. A response that cannot be serialized (a BigInt, a cycle, too deep) becomes a
-   * -32603 error for the same id, so no request goes unanswered.
+   * -32603 error for the same id, so no request goes unanswered; one over `limits.responseBytes` too, naming the limit
+   * (a notification over it is not sent: "").
    */
   serialize(message: JsonRpcMessage | JsonRpcMessage[]): string {
     try {
-      return JSON.stringify(message);
+      return boundedJson(message, this.limits.responseBytes, this.fallbackRevision) ?? "";
     } catch (err) {
       const id = !Array.isArray(message) && "id" in message ? (message.id as RequestId) : undefined;
       if (id === undefined || !("result" in message || "error" in message)) return "";
@@ -189,29 +196,13 @@ export class Connection implements Link {
 
   // ---- the message's path ----
 
-  /** JSON-RPC batches only in 2025-03-26. spec/2025-03-26/basic/index.mdx#batching, spec/2025-06-18/changelog.mdx */
+  /** A JSON-RPC batch: refused whole, or its members run within the limits (protocol/batch.ts). */
   private async receiveBatch(batch: unknown[], sink: Sink, release: () => void, principal?: Principal): Promise<void> {
     const revision = this.session?.revision;
-    if (!revision || !supportsBatches(revision) || batch.length === 0) {
-      const why = batch.length === 0 ? "an empty batch" : `JSON-RPC batches are not supported in revision ${revision ?? "(before initialize)"}`;
-      sink.send(this.errorResponse(null, errorCode(this.fallbackRevision, "INVALID_REQUEST")!, `Invalid Request: ${why}`));
-      return;
-    }
-    const responses: JsonRpcResponse[] = [];
-    const collector: Sink = { send: (m) => ("result" in m || "error" in m ? responses.push(m as JsonRpcResponse) : sink.send(m)) };
-    const done: (Promise<void> | void)[] = [];
-    for (const m of batch) {
-      let admit!: () => void;
-      const admitted = new Promise<void>((r) => (admit = r));
-      // Every message of a batch is the session's (batches exist only in a legacy revision).
-      const d = this.receiveOne(m, collector, admit, { kind: "legacy", revision }, principal);
-      done.push(d);
-      await Promise.race([admitted, d]);
-    }
-    release();
-    await Promise.all(done);
-    // One response per request, none for notifications; no empty array.
-    if (responses.length) sink.send(responses as unknown as JsonRpcMessage);
+    const refused = batchRefusal(revision, batch.length, this.limits.batchMembers);
+    if (refused) return void sink.send(this.errorResponse(null, errorCode(this.fallbackRevision, "INVALID_REQUEST")!, refused.message, refused.data));
+    const member = (m: unknown, to: Sink, admit: () => void) => this.receiveOne(m, to, admit, { kind: "legacy", revision: revision! }, principal);
+    await runBatch(batch, { revision: revision!, sink, release, limits: this.limits, member });
   }
 
   private receiveOne(value: unknown, sink: Sink, admit: () => void, route?: Classification, principal?: Principal): Promise<void> | void {

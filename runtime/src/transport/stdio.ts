@@ -11,6 +11,7 @@
 import type { Readable, Writable } from "node:stream";
 import type { ProtocolCore } from "../protocol/core.js";
 import type { Connection, Sink } from "../protocol/connection.js";
+import type { MessageLimits } from "../protocol/limits.js";
 import type { JsonRpcMessage } from "../wire/jsonrpc.js";
 import { PacedOutput } from "./paced.js";
 
@@ -29,6 +30,8 @@ export interface StdioOptions {
    * (spec/2026-07-28/basic/transports/stdio.mdx#shutdown). Default 10 000.
    */
   eofGraceMs?: number;
+  /** Batch members, members at once, the size of one response (MessageLimits; defaults in docs/hosting.md#limits). */
+  limits?: MessageLimits;
 }
 
 /** Route console.log/info/debug/warn/trace and process.stdout.write to stderr; returns the real stdout writer. */
@@ -49,7 +52,7 @@ export async function serveStdio(core: ProtocolCore, options: StdioOptions = {})
   const output = options.output ?? process.stdout;
   const isProcess = output === process.stdout;
   const write = isProcess && (options.protectStdout ?? true) ? protectStdout() : (chunk: string) => output.write(chunk);
-  const link = openLink(core, { input, output, write });
+  const link = openLink(core, { input, output, write, limits: options.limits });
   await readLines(input, options.maxMessageBytes ?? 64 * 1024 * 1024, link.connection);
   await finish(link.connection, options.eofGraceMs ?? 10_000);
   link.connection.close();
@@ -63,10 +66,11 @@ interface Pipe {
   input: Readable;
   output: Writable;
   write: (chunk: string) => boolean;
+  limits?: MessageLimits;
 }
 
 /** The pipe's Connection, writing through PacedOutput with back-pressure; stdout gone closes the link. */
-function openLink(core: ProtocolCore, { input, output, write }: Pipe): { connection: Connection; paced: PacedOutput; outputClosed: () => boolean } {
+function openLink(core: ProtocolCore, { input, output, write, limits }: Pipe): { connection: Connection; paced: PacedOutput; outputClosed: () => boolean } {
   // Batch writes per tick: one syscall for many pipelined responses. A response right after a progress notification
   // waits a moment (PacedOutput: the SDK clients drop progress that they read together with its response).
   let outputClosed = false;
@@ -84,7 +88,7 @@ function openLink(core: ProtocolCore, { input, output, write }: Pipe): { connect
       if (line) paced.push(line + "\n", message);
     },
   };
-  const connection: Connection = core.connect(sink, { transport: "stdio" });
+  const connection: Connection = core.connect(sink, { transport: "stdio", limits });
   // stdout gone (EPIPE, ENOSPC): the transport closed; abort the work and stop reading.
   output.on("error", (err) => {
     if (outputClosed) return;

@@ -19,6 +19,7 @@ import { LegacyStreamableHttp } from "./legacy.js";
 import { LegacySseTransport } from "./legacy-sse.js";
 import { type CloseOptions, DEFAULT_MESSAGES_PATH, DEFAULT_SSE_PATH, type HandlerOptions } from "./options.js";
 import { PostRoute } from "./post.js";
+import { CallerQuotas, type QuotaRefusal } from "./quotas.js";
 import { JsonBodies } from "./read-json.js";
 import { Responder } from "./respond.js";
 import { AccessPolicy } from "./security.js";
@@ -65,12 +66,18 @@ export class HttpEndpoint {
     const idleMs = options.sessionIdleMs ?? 30 * 60_000;
     const timers = { keepAliveMs: options.keepAliveMs ?? 15_000, sweepMs: Math.min(60_000, Math.max(1000, idleMs / 2)) };
     const streams = (this.streams = new StreamRegistry(timers, () => this.table.sweep(idleMs)));
-    const table = (this.table = new LegacySessions(core, streams, options));
+    const quotas = new CallerQuotas(options);
+    const limits = quotas.limits;
+    const table = (this.table = new LegacySessions(core, streams, options, limits));
     const bodies = new JsonBodies(responder, options.maxBodyBytes ?? 4 * 1024 * 1024);
-    const legacy = (this.legacy = new LegacyStreamableHttp({ core, table, responder, streams, maxSessions: options.maxSessions ?? 10_000 }));
-    this.sse = new LegacySseTransport({ core, responder, streams, bodies, messagesPath: options.messagesPath });
+    // Every legacy session counts in the process-wide cap: Streamable HTTP and HTTP+SSE alike.
+    const maxSessions = options.maxSessions ?? 10_000;
+    const sessionsFull = (): QuotaRefusal | undefined =>
+      this.table.sessions.size + this.sse.sessions.size >= maxSessions ? { limit: "maxSessions", max: maxSessions, what: "the server holds as many sessions as it may", retryAfter: 60 } : undefined;
+    const legacy = (this.legacy = new LegacyStreamableHttp({ core, table, responder, streams, quotas, limits, sessionsFull }));
+    this.sse = new LegacySseTransport({ core, responder, streams, bodies, messagesPath: options.messagesPath, quotas, sessionsFull });
     const challenge = (err: AuthorizationError) => this.auth!.challenge(err);
-    this.post = new PostRoute({ core, responder, streams, table, bodies, legacy, listens: this.listens, challenge });
+    this.post = new PostRoute({ core, responder, streams, table, bodies, legacy, listens: this.listens, challenge, quotas, limits });
     const auth = options.authorization;
     if (auth) {
       checkAuthorization(auth, undefined, defaultResource !== undefined);

@@ -1,5 +1,6 @@
 /** One POST's exchange: its JSON response, or its SSE stream. */
 import type { Sink } from "../../protocol/connection.js";
+import { boundedJson, type MessageLimits } from "../../protocol/limits.js";
 import type { InFlight } from "../../protocol/request.js";
 import { type Revision, disconnectIsCancellation, primesSseStreams, resumableStreams } from "../../rules.js";
 import type { JsonRpcMessage, RequestId } from "../../wire/jsonrpc.js";
@@ -16,6 +17,8 @@ export interface ExchangeHost {
   readonly streams: StreamRegistry;
   readonly responder: Responder;
   readonly table: Pick<LegacySessions, "register" | "discard">;
+  /** The message limits (responseBytes bounds what an exchange writes). */
+  readonly limits: Required<MessageLimits>;
 }
 
 /**
@@ -58,8 +61,15 @@ export class Exchange implements Sink {
       this.openSse(200);
       this.state = "streaming";
     }
-    if (this.stream) this.stream.write(message);
-    else this.res.write(sseEvent(message));
+    const json = this.encode(message);
+    if (json === undefined) return;
+    if (this.stream) this.stream.write(json);
+    else this.res.write(sseEvent(json));
+  }
+
+  /** `message` serialized within responseBytes: a response over it is an internal error naming the limit (protocol/limits.ts). */
+  private encode(message: JsonRpcMessage | JsonRpcMessage[]): string | undefined {
+    return boundedJson(message, this.host.limits.responseBytes, this.session?.connection.session?.revision ?? this.revision);
   }
 
   /** Start this POST's SSE stream; in a resumable session its events carry ids (the first, a priming event). */
@@ -76,12 +86,13 @@ export class Exchange implements Sink {
     const stream = this.stream;
     if (this.state === "streaming" || this.state === "detached") {
       this.state = "finished";
+      const json = this.encode(message)!;
       if (stream) {
-        stream.write(message);
+        stream.write(json);
         stream.end();
       } else {
         this.host.streams.untrack(res);
-        res.end(sseEvent(message));
+        res.end(sseEvent(json));
       }
       return;
     }
@@ -114,19 +125,21 @@ export class Exchange implements Sink {
     const res = this.res;
     if (res.destroyed) return;
     const status = this.host.responder.statusFor(message, this.revision);
+    // A response always serializes to something (one over the limit: its -32603 error).
+    const json = this.encode(message)!;
     if (this.accept.json) {
       if (this.session && this.session.registered) res.setHeader("mcp-session-id", this.session.id);
       res.statusCode = status;
       res.setHeader("content-type", "application/json");
-      res.end(JSON.stringify(message));
+      res.end(json);
     } else {
       this.openSse(status);
       if (this.stream) {
-        this.stream.write(message);
+        this.stream.write(json);
         this.stream.end();
       } else {
         this.host.streams.untrack(res);
-        res.end(sseEvent(message));
+        res.end(sseEvent(json));
       }
     }
   }

@@ -21,6 +21,8 @@ export interface Incoming {
   readBody(limit: number, done: (body: Uint8Array) => void, tooLarge: () => void, failed: (err: unknown) => void): void;
   /** A body a framework already parsed (Express's `express.json()`, Fastify): used instead of reading the stream. */
   parsedBody?: unknown;
+  /** The socket's remote address, where the platform gives it (node:http): the default caller of the quotas (HttpLimits). */
+  remoteAddress?: string;
 }
 
 /** The response side: the subset of Node's ServerResponse the endpoint writes with. */

@@ -5,6 +5,8 @@
  */
 import type { Connection, Sink } from "../../protocol/connection.js";
 import type { ProtocolCore } from "../../protocol/core.js";
+import { boundedJson, type MessageLimits } from "../../protocol/limits.js";
+import type { Revision } from "../../rules.js";
 import type { JsonRpcMessage } from "../../wire/jsonrpc.js";
 import { ANY, one, parseAccept } from "./body.js";
 import type { Incoming, Reply } from "./io.js";
@@ -17,6 +19,7 @@ import { PacedOutput } from "../paced.js";
 import { sseEvent } from "./sse.js";
 import type { StreamRegistry } from "./streams.js";
 import type { Principal } from "../../protocol/request.js";
+import type { CallerQuotas, QuotaRefusal } from "./quotas.js";
 
 /** What the HTTP+SSE transport uses of the endpoint. */
 export interface LegacySseHost {
@@ -26,6 +29,9 @@ export interface LegacySseHost {
   readonly bodies: JsonBodies;
   /** HandlerOptions.messagesPath. */
   readonly messagesPath?: string;
+  readonly quotas: CallerQuotas;
+  /** The process-wide cap (HandlerOptions.maxSessions) is full: its refusal, else undefined. */
+  sessionsFull(): QuotaRefusal | undefined;
 }
 
 const LEGACY: { transport: "http"; era: "legacy" } = { transport: "http", era: "legacy" };
@@ -41,22 +47,28 @@ export class SseSession implements Sink {
   /** The principal that opened the session (authorization): its POSTs need a token of the same principal. */
   principal?: Principal;
   private readonly out: PacedOutput;
+  /** The revision of errors before initialize: the newest legacy one served. */
+  private readonly fallback: Revision;
   constructor(
     core: ProtocolCore,
     readonly res: Reply,
+    private readonly limits: Required<MessageLimits>,
   ) {
-    this.connection = core.connect(this, LEGACY);
+    this.connection = core.connect(this, { ...LEGACY, limits });
+    this.fallback = core.eras.legacy.at(-1) ?? core.revisions[core.revisions.length - 1];
     this.out = new PacedOutput((chunk) => void (res.destroyed || res.write(chunk)), false);
     res.once("close", () => this.out.close());
   }
   send(message: JsonRpcMessage): void {
-    if (!this.res.destroyed) this.out.push(sseEvent(message), message);
+    if (this.res.destroyed) return;
+    const json = boundedJson(message, this.limits.responseBytes, this.connection.session?.revision ?? this.fallback);
+    if (json !== undefined) this.out.push(sseEvent(json), message);
   }
 }
 
 /**
- * The HTTP+SSE endpoints (GET `ssePath`, POST `messagesPath`) and their sessions. These are not legacy Streamable HTTP
- * sessions: HandlerOptions.maxSessions does not count them.
+ * The HTTP+SSE endpoints (GET `ssePath`, POST `messagesPath`) and their sessions. Each session is counted with the
+ * legacy Streamable HTTP sessions (HandlerOptions.maxSessions) and in its caller's quotas: a session, and a stream.
  */
 export class LegacySseTransport {
   readonly sessions = new Map<string, SseSession>();
@@ -71,14 +83,26 @@ export class LegacySseTransport {
 
   open(req: Incoming, res: Reply, principal?: Principal): void {
     if (!parseAccept(one(req.headers.accept)).sse) return this.t.responder.invalidRequest(res, 406, "Not Acceptable: the SSE endpoint needs Accept: text/event-stream");
+    const refused = this.t.sessionsFull();
+    if (refused) return this.t.responder.quota(res, refused);
+    const caller = this.t.quotas.callerOf(req, principal);
+    const sessionQuota = this.t.quotas.session(caller);
+    if (typeof sessionQuota !== "function") return this.t.responder.quota(res, sessionQuota);
+    const streamQuota = this.t.quotas.stream(caller);
+    if (typeof streamQuota !== "function") {
+      sessionQuota();
+      return this.t.responder.quota(res, streamQuota);
+    }
     const id = newSessionId();
-    const session = new SseSession(this.t.core, res);
+    const session = new SseSession(this.t.core, res, this.t.quotas.limits);
     session.principal = principal;
     this.sessions.set(id, session);
     this.t.streams.start(res, 200);
     // The first event names the POST endpoint, with this session's id. spec/2024-11-05/basic/transports.mdx#http-with-sse
     res.write(`event: endpoint\ndata: ${this.t.messagesPath ?? DEFAULT_MESSAGES_PATH}?sessionId=${id}\n\n`);
     res.once("close", () => {
+      sessionQuota();
+      streamQuota();
       this.t.streams.untrack(res);
       this.sessions.delete(id);
       session.connection.close();

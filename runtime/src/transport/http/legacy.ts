@@ -5,6 +5,7 @@
  */
 import { legacyHeaderCheck } from "../../protocol/classify.js";
 import type { ProtocolCore } from "../../protocol/core.js";
+import type { MessageLimits } from "../../protocol/limits.js";
 import type { Principal } from "../../protocol/request.js";
 import { type Revision, resumableStreams } from "../../rules.js";
 import { isId, isObject } from "../../wire/jsonrpc.js";
@@ -12,6 +13,7 @@ import { samePrincipal } from "./authorization.js";
 import { one, parseAccept, type Accept } from "./body.js";
 import { Exchange } from "./exchange.js";
 import type { HeaderBag, Incoming, Reply } from "./io.js";
+import type { CallerQuotas, QuotaRefusal } from "./quotas.js";
 import type { Responder } from "./respond.js";
 import type { LegacySessions } from "./session-table.js";
 import { LegacyHttpSession, newSessionId } from "./sessions.js";
@@ -23,8 +25,18 @@ export interface LegacyHost {
   readonly table: LegacySessions;
   readonly responder: Responder;
   readonly streams: StreamRegistry;
-  /** HandlerOptions.maxSessions (default applied). */
-  readonly maxSessions: number;
+  readonly quotas: CallerQuotas;
+  readonly limits: Required<MessageLimits>;
+  /** The process-wide cap (HandlerOptions.maxSessions) is full: its refusal, else undefined. */
+  sessionsFull(): QuotaRefusal | undefined;
+}
+
+/** A POST as legacy Streamable HTTP serves it: its request, its response, what it accepts and who sent it. */
+export interface LegacyPost {
+  req: Incoming;
+  res: Reply;
+  accept: Accept;
+  principal?: Principal;
 }
 
 export class LegacyStreamableHttp {
@@ -65,35 +77,58 @@ export class LegacyStreamableHttp {
     then(s);
   }
 
-  /** A legacy POST, classified: in `session`, or (none) an initialize that mints one if its handshake succeeds. */
-  post(res: Reply, value: unknown, accept: Accept, session: LegacyHttpSession | undefined, principal?: Principal): void {
+  /**
+   * A legacy POST, classified: in `session`, or (none) an initialize that mints one if its handshake succeeds. A new
+   * session counts in the process-wide cap and its caller's quota; a POST whose client accepts SSE, in the stream
+   * quotas of its caller and session (HttpLimits) until it closes.
+   */
+  post(post: LegacyPost, value: unknown, session: LegacyHttpSession | undefined): void {
+    const { req, res, accept, principal } = post;
+    const id = isObject(value) && isId(value.id) ? value.id : null;
+    const caller = this.t.quotas.callerOf(req, principal);
+    const isRequest = (m: unknown) => isObject(m) && typeof m.method === "string" && "id" in m;
+    const request = Array.isArray(value) ? value.some(isRequest) : isRequest(value);
     let minting: LegacyHttpSession | undefined;
     if (!session) {
-      const id = isObject(value) && isId(value.id) ? value.id : null;
-      if (this.sessions.size >= this.t.maxSessions) return this.t.responder.invalidRequest(res, 503, "Service Unavailable: too many sessions", id);
+      const refused = this.t.sessionsFull();
+      if (refused) return this.t.responder.quota(res, refused, id);
+      const quota = this.t.quotas.session(caller);
+      if (typeof quota !== "function") return this.t.responder.quota(res, quota, id);
       // 2024-11-05 had no Streamable HTTP; a client that negotiates it here still needs its state kept, so every
       // successful initialize gets a session. The id is cryptographically random, visible ASCII.
       session = minting = new LegacyHttpSession(this.t.table, newSessionId());
+      minting.quota = quota;
       // Bound to the principal that opened it, for its lifetime.
       session.principal = principal;
+    }
+    if (request && accept.sse) {
+      const stream = this.t.quotas.stream(caller, minting ? undefined : session.id);
+      if (typeof stream !== "function") {
+        minting?.quota?.();
+        return this.t.responder.quota(res, stream, id);
+      }
+      res.once("close", stream);
     }
     session.lastSeen = Date.now();
     session.active++;
     const revision = session.connection.session?.revision ?? this.t.core.eras.legacy.at(-1)!;
     const exchange = new Exchange(this.t, res, accept, revision, session);
     exchange.minting = minting;
-    const isRequest = (m: unknown) => isObject(m) && typeof m.method === "string" && "id" in m;
-    exchange.request = Array.isArray(value) ? value.some(isRequest) : isRequest(value);
+    exchange.request = request;
     res.once("close", () => exchange.closed());
     const s = session;
+    // A session whose handshake failed (or whose client left first) was never registered: its quota goes back.
+    const unregistered = () => void (minting && !minting.registered && minting.quota?.());
     s.connection.receive(value, exchange, undefined, principal).then(
       () => {
         s.active--;
         s.lastSeen = Date.now();
         exchange.done();
+        unregistered();
       },
       (err) => {
         s.active--;
+        unregistered();
         this.t.responder.internalError(res, err);
       },
     );
@@ -106,7 +141,13 @@ export class LegacyStreamableHttp {
       return this.t.responder.invalidRequest(res, 405, "Method Not Allowed: GET needs a legacy session (Mcp-Session-Id)", null, { allow: "POST" });
     }
     if (!parseAccept(one(headers.accept)).sse) return this.t.responder.invalidRequest(res, 406, "Not Acceptable: a GET stream needs Accept: text/event-stream");
-    this.withSession(res, headers, principal, (session) => this.stream(req, res, session));
+    this.withSession(res, headers, principal, (session) => {
+      // A GET stream (or a resumption) holds its place in the stream quotas until it closes.
+      const quota = this.t.quotas.stream(this.t.quotas.callerOf(req, principal), session.id);
+      if (typeof quota !== "function") return this.t.responder.quota(res, quota);
+      res.once("close", quota);
+      this.stream(req, res, session);
+    });
   }
 
   private stream(req: Incoming, res: Reply, session: LegacyHttpSession): void {

@@ -45,6 +45,7 @@ function nodeIncoming(req: IncomingMessage & { body?: unknown }, res: ServerResp
     method: req.method ?? "GET",
     url: req.url ?? "/",
     headers: req.headers.authorization === undefined ? req.headers : withEveryAuthorization(req),
+    remoteAddress: req.socket?.remoteAddress,
     // A body-parsing middleware ran first (express.json(), or Fastify's body assigned to request.raw.body).
     parsedBody: req.body !== undefined && req.body !== null && typeof req.body === "object" && !Buffer.isBuffer(req.body) ? req.body : undefined,
     readBody(limit, done, tooLarge, failed) {

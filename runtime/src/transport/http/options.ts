@@ -1,10 +1,43 @@
+import type { MessageLimits } from "../../protocol/limits.js";
 import type { AuthorizationOptions } from "./authorization.js";
+import type { HeaderBag } from "./io.js";
 
 /** Options of the HTTP side of the runtime: the endpoint (every entry point) and serveHttp's bind. */
 
 /** The HTTP+SSE transport's default paths (HandlerOptions.ssePath, messagesPath). spec/2024-11-05/basic/transports.mdx#http-with-sse */
 export const DEFAULT_SSE_PATH = "/sse";
 export const DEFAULT_MESSAGES_PATH = "/messages";
+
+/**
+ * The endpoint's quotas per caller, and the limits of any transport (MessageLimits: batch members, members at once,
+ * the size of one response). A caller is the principal (with `authorization`: its subject and client), else the
+ * client (HandlerOptions.clientKey; default: the socket's remote address, an IPv6 address by its /64). Each quota is
+ * per process. Past one, the request gets HTTP 429 with `Retry-After` and a JSON-RPC -32600 naming the limit in its
+ * message and `error.data.limit`; the other callers are unaffected. The process-wide limits are `maxSessions`,
+ * `maxBodyBytes` and `replayBufferBytes`. Every default is listed in docs/hosting.md#limits.
+ */
+export interface HttpLimits extends MessageLimits {
+  /**
+   * Most legacy sessions one caller holds at once: Streamable HTTP sessions (2025-03-26 to 2025-11-25) and HTTP+SSE
+   * sessions (2024-11-05). Default 1 000 (every client behind one proxy address shares it: see `clientKey`).
+   */
+  sessionsPerCaller?: number;
+  /**
+   * Most SSE streams one caller holds open at once: GET streams, 2024-11-05 HTTP+SSE streams, subscriptions/listen
+   * streams, and POSTs being answered whose client accepts text/event-stream (such a response may become a stream at
+   * any moment, so it holds its place from its arrival until it closes). Default 1 000.
+   */
+  streamsPerCaller?: number;
+  /** Most of those streams one legacy session holds open at once (its GET stream and its POSTs). Default 100. */
+  streamsPerSession?: number;
+}
+
+/** What HandlerOptions.clientKey sees of a request. */
+export interface ClientOf {
+  headers: HeaderBag;
+  /** The socket's remote address (Node entries); undefined where the platform gives none (fetchHandler). */
+  remoteAddress?: string;
+}
 
 export interface CloseOptions {
   /** How long requests being answered may take to finish before their sessions end. Default 0: end at once. */
@@ -53,8 +86,9 @@ export interface HandlerOptions {
   /** A legacy session unused this long (no request, no open stream) is terminated. Default 30 minutes. */
   sessionIdleMs?: number;
   /**
-   * Most concurrent legacy Streamable HTTP sessions (2025-03-26 to 2025-11-25) held by this endpoint; initialize beyond
-   * it gets 503. HTTP+SSE (2024-11-05, `legacySse`) sessions are not counted. Default 10 000.
+   * Most concurrent legacy sessions held by this endpoint, of every caller: Streamable HTTP (2025-03-26 to 2025-11-25)
+   * and HTTP+SSE (2024-11-05, `legacySse`); an initialize (or an HTTP+SSE GET) beyond it gets 503 with Retry-After.
+   * One caller holds at most `limits.sessionsPerCaller` of them. Default 10 000.
    */
   maxSessions?: number;
   /**
@@ -65,6 +99,17 @@ export interface HandlerOptions {
   replayBufferBytes?: number;
   /** Interval of SSE keep-alive comments on open streams, in ms. Default 15 000. */
   keepAliveMs?: number;
+  /** Quotas per caller and message limits (HttpLimits: each with its default). */
+  limits?: HttpLimits;
+  /**
+   * Who an unauthenticated request comes from, for the quotas per caller (HttpLimits): a string naming the client, or
+   * undefined (then only the process-wide limits hold for it). Default: the socket's remote address (an IPv6 address
+   * by its /64 prefix); fetchHandler has none, so without this its unauthenticated callers are not told apart. Behind
+   * a reverse proxy every client has the proxy's address: name the client from what the proxy sets, and only what it
+   * sets, e.g. `(c) => c.remoteAddress === "127.0.0.1" ? String(c.headers["x-real-ip"]) : c.remoteAddress` (never
+   * trust X-Forwarded-For from anyone but your proxy). With `authorization`, the principal is the caller instead.
+   */
+  clientKey?: (client: ClientOf) => string | undefined;
 }
 
 export interface HttpOptions extends HandlerOptions {

@@ -9,10 +9,12 @@ import type { ProtocolCore } from "../../protocol/core.js";
 import { InFlight, type Principal } from "../../protocol/request.js";
 import { isId, isObject } from "../../wire/jsonrpc.js";
 import { AuthorizationError, missingScopes, samePrincipal } from "./authorization.js";
-import { inboundOf, one, parseAccept, type Accept } from "./body.js";
+import { inboundOf, one, parseAccept } from "./body.js";
 import { Exchange } from "./exchange.js";
 import type { Incoming, Reply } from "./io.js";
-import type { LegacyStreamableHttp } from "./legacy.js";
+import type { LegacyPost, LegacyStreamableHttp } from "./legacy.js";
+import type { MessageLimits } from "../../protocol/limits.js";
+import type { CallerQuotas } from "./quotas.js";
 import type { JsonBodies } from "./read-json.js";
 import type { Responder } from "./respond.js";
 import type { LegacySessions } from "./session-table.js";
@@ -32,15 +34,12 @@ export interface PostHost {
   readonly listens: Set<() => void>;
   /** The `WWW-Authenticate` challenge of a refusal (the resource server's). */
   challenge(err: AuthorizationError): string;
+  readonly quotas: CallerQuotas;
+  readonly limits: Required<MessageLimits>;
 }
 
 /** One POST being served: its request, its response, what it accepts and who sent it (authorization). */
-interface Post {
-  req: Incoming;
-  res: Reply;
-  accept: Accept;
-  principal?: Principal;
-}
+type Post = LegacyPost;
 
 export class PostRoute {
   private readonly servesLegacy: boolean;
@@ -95,7 +94,7 @@ export class PostRoute {
       if (refusal) return this.t.responder.refuse(res, refusal, (err) => this.t.challenge(err), id);
     }
     if (route.kind === "modern") return this.modern(post, value as Record<string, unknown>, route);
-    this.t.legacy.post(res, value, post.accept, session, principal);
+    this.t.legacy.post(post, value, session);
   }
 
   /**
@@ -125,6 +124,12 @@ export class PostRoute {
 
     // The client left before its request was dispatched: nothing to run (a listen would never be ended).
     if (res.destroyed) return;
+    // A response that may become a stream (a listen is one) holds its place in its caller's stream quota until it closes.
+    if (accept.sse) {
+      const quota = this.t.quotas.stream(this.t.quotas.callerOf(post.req, post.principal));
+      if (typeof quota !== "function") return this.t.responder.quota(res, quota, isId(msg.id) ? msg.id : null);
+      res.once("close", quota);
+    }
     // The exchange's flight is what a disconnect cancels.
     const exchange = new Exchange(this.t, res, accept, route.revision);
     const flight = (exchange.flight = new InFlight());

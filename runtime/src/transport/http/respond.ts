@@ -5,6 +5,7 @@ import { fixedHttpStatus } from "../../wire/http-status.js";
 import type { JsonRpcMessage, RequestId } from "../../wire/jsonrpc.js";
 import type { AuthorizationError } from "./authorization.js";
 import type { Reply } from "./io.js";
+import type { QuotaRefusal } from "./quotas.js";
 
 type Headers = Record<string, string>;
 
@@ -60,6 +61,18 @@ export class Responder {
   /** Answer `status` with -32600 (Invalid Request) and `message`. */
   invalidRequest(res: Reply, status: number, message: string, id?: RequestId | null, headers?: Headers): void {
     this.reject(res, status, { code: errorCode(this.fallback, "INVALID_REQUEST")!, message }, { id, headers });
+  }
+
+  /**
+   * A quota refused: 429 (a caller's quota) or 503 (the process-wide maxSessions), with Retry-After and -32600 naming
+   * the limit (message and `data`). No spec code covers it, and a peer is sent only codes its revision defines.
+   */
+  quota(res: Reply, refusal: QuotaRefusal, id?: RequestId | null): void {
+    const status = refusal.limit === "maxSessions" ? 503 : 429;
+    const what = status === 503 ? "Service Unavailable" : "Too Many Requests";
+    const message = `${what}: ${refusal.what} (limit ${refusal.limit}: ${refusal.max})`;
+    const data = { limit: refusal.limit, max: refusal.max };
+    this.reject(res, status, { code: errorCode(this.fallback, "INVALID_REQUEST")!, message, data }, { id, headers: { "retry-after": String(refusal.retryAfter) } });
   }
 
   /** Answer `status` with -32700 (Parse error) and `message`. */

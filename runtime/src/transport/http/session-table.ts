@@ -4,6 +4,7 @@
  * spec/2025-11-25/basic/transports.mdx#session-management
  */
 import type { ProtocolCore } from "../../protocol/core.js";
+import type { MessageLimits } from "../../protocol/limits.js";
 import { hasSessions, transports } from "../../rules.js";
 import type { Reply } from "./io.js";
 import type { HandlerOptions } from "./options.js";
@@ -22,6 +23,7 @@ export class LegacySessions implements SessionHost {
     readonly core: ProtocolCore,
     readonly streams: StreamRegistry,
     options: HandlerOptions,
+    readonly limits: Required<MessageLimits>,
   ) {
     this.replay = new ReplayBudget(options.replayBufferBytes ?? 64 * 1024 * 1024);
     const store = core.eras.legacy.length > 0 ? core.sharedSessions() : undefined;

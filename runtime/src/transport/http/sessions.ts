@@ -4,6 +4,7 @@
  */
 import type { Connection, Sink } from "../../protocol/connection.js";
 import type { ProtocolCore } from "../../protocol/core.js";
+import { boundedJson, type MessageLimits } from "../../protocol/limits.js";
 import type { Principal } from "../../protocol/request.js";
 import type { SessionChange } from "../../state/sessions.js";
 import type { JsonRpcMessage, JsonRpcResponse } from "../../wire/jsonrpc.js";
@@ -81,6 +82,8 @@ export interface SessionHost {
   readonly streams: StreamRegistry;
   readonly replay: ReplayBudget;
   readonly shared?: SessionSharing;
+  /** The message limits of the session's Connection and streams (defaults applied). */
+  readonly limits: Required<MessageLimits>;
 }
 
 /**
@@ -125,11 +128,11 @@ export class SessionStream {
     });
   }
 
-  /** Write and log one event; without a message, the priming event (id, retry, empty data). */
-  write(message?: JsonRpcMessage | JsonRpcMessage[]): void {
+  /** Write and log one event carrying `json` (a serialized message); without it, the priming event (id, retry, empty data). */
+  write(json?: string): void {
     const seq = ++this.seq;
     const id = `${this.n}-${seq}`;
-    const text = message === undefined ? `id: ${id}\nretry: ${SSE_RETRY_MS}\ndata: \n\n` : `id: ${id}\nevent: message\ndata: ${JSON.stringify(message)}\n\n`;
+    const text = json === undefined ? `id: ${id}\nretry: ${SSE_RETRY_MS}\ndata: \n\n` : `id: ${id}\nevent: message\ndata: ${json}\n\n`;
     if (this.log.length >= STREAM_LOG_EVENTS) this.session.dropOldest(this);
     if (this.session.reserve(this, text.length)) this.log.push({ seq, text });
     // Shared sessions: kept where another process can replay it (a GET with Last-Event-ID may land anywhere).
@@ -178,6 +181,8 @@ export class LegacyHttpSession implements Sink {
   lastSeen = Date.now();
   /** When the shared store was last told the session is in use. */
   touched = 0;
+  /** Gives back the session's place in its caller's quota (HttpLimits.sessionsPerCaller), when it ends. */
+  quota?: () => void;
   /** Shared sessions: resolves once the session is in the store (its initialize response waits for it). */
   stored?: Promise<void>;
   active = 0;
@@ -205,8 +210,9 @@ export class LegacyHttpSession implements Sink {
             requestIdPrefix: `${shared.origin}-`,
             onSessionChange: (_session, change) => void shared.change(this, change),
             onForeignResponse: (response) => shared.publish(id, { t: "response", message: response }),
+            limits: host.limits,
           }
-        : { ...LEGACY, id },
+        : { ...LEGACY, id, limits: host.limits },
     );
   }
 
@@ -225,13 +231,20 @@ export class LegacyHttpSession implements Sink {
     this.backlog.push(message);
   }
 
-  /** Write to the GET stream if it is open here; returns whether it was. */
+  /** Write to the GET stream if it is open here (a message over responseBytes is not sent); returns whether it was. */
   writeToGetStream(message: JsonRpcMessage): boolean {
     const s = this.stream;
     if (!s || s.destroyed) return false;
-    if (this.standalone) this.standalone.write(message);
-    else s.write(sseEvent(message));
+    const json = this.encode(message);
+    if (json === undefined) return true;
+    if (this.standalone) this.standalone.write(json);
+    else s.write(sseEvent(json));
     return true;
+  }
+
+  /** `message` serialized within responseBytes (protocol/limits.ts), by the session's revision; undefined: not sent. */
+  encode(message: JsonRpcMessage | JsonRpcMessage[]): string | undefined {
+    return boundedJson(message, this.host.limits.responseBytes, this.connection.session?.revision ?? this.host.core.eras.legacy.at(-1)!);
   }
 
   /** A new resumable stream carried by `res`, primed if the revision asks for it. */
@@ -294,6 +307,7 @@ export class LegacyHttpSession implements Sink {
 
   /** End the session here: its connection, streams and logs (shared sessions: this process's copy; DELETE ends the rest). */
   terminate(): void {
+    this.quota?.();
     this.host.shared?.leave(this.id);
     this.connection.close();
     const s = this.stream;
