@@ -151,7 +151,7 @@ export class McpServer implements Registry, ServerHandle {
     return this;
   }
 
-  /** Remove a tool; clients are told the list changed. Returns whether it existed. */
+  /** Remove a tool; clients are told the list changed (once the last is gone, no `tools` or `tasks` is declared). Returns whether it existed. */
   removeTool(name: string): boolean {
     const had = this.tools.delete(name);
     if (had) this.registered("tools");
@@ -163,6 +163,7 @@ export class McpServer implements Registry, ServerHandle {
     this.registered("resources");
     return this;
   }
+  /** Register a resource template; clients are told the resource list changed, as for resource(). */
   resourceTemplate(def: ResourceTemplateDefinition): this {
     this.templates.push({ def, template: new UriTemplate(def.uriTemplate) });
     // Templates are listed by resources/templates/list, a part of the resource list. spec/2025-11-25/server/resources.mdx#list-changed-notification
