@@ -102,7 +102,7 @@ export const MUTATIONS: Mutation[] = [
   // ---- state bound to the principal ----
   {
     id: "session-principal-post",
-    rule: "A legacy session is served only to the principal that opened it (404 to another). spec/2025-11-25/basic/authorization.mdx#token-requirements, spec/2025-11-25/basic/security_best_practices.mdx#session-hijacking",
+    rule: "A legacy session is served only to the principal that opened it (404 to another): a session id alone never authorizes. spec/2025-11-25/basic/authorization.mdx#token-requirements",
     file: "runtime/src/transport/http/post.ts",
     find: "const session = found && samePrincipal(found.principal, principal) ? found : undefined;",
     replace: "const session = found;",
@@ -111,7 +111,7 @@ export const MUTATIONS: Mutation[] = [
   },
   {
     id: "session-principal-get-delete",
-    rule: "A legacy session's GET stream and DELETE are only for the principal that opened it. spec/2025-11-25/basic/security_best_practices.mdx#session-hijacking",
+    rule: "A legacy session's GET stream and DELETE are only for the principal that opened it. spec/2025-11-25/basic/authorization.mdx#token-requirements",
     file: "runtime/src/transport/http/legacy.ts",
     find: "const s = found && samePrincipal(found.principal, principal) ? found : undefined;",
     replace: "const s = found;",
