@@ -147,12 +147,11 @@ export class McpServer implements Registry, ServerHandle {
       process.stderr.write(`mcp runtime: warning: tool name ${JSON.stringify(def.name)} should be 1-128 characters of A-Z, a-z, 0-9, _, - and . (spec/2025-11-25/server/tools.mdx#tool-names)\n`);
     }
     this.tools.set(def.name, { ...(def as unknown as ToolDefinition), input: def.validateInput, output: def.validateOutput });
-    this.declared.registered();
     this.registered("tools");
     return this;
   }
 
-  /** Remove a tool; clients are told the list changed. Returns whether it existed. */
+  /** Remove a tool; clients are told the list changed (once the last is gone, no `tools` or `tasks` is declared). Returns whether it existed. */
   removeTool(name: string): boolean {
     const had = this.tools.delete(name);
     if (had) this.registered("tools");
@@ -161,19 +160,19 @@ export class McpServer implements Registry, ServerHandle {
   resource(def: ResourceDefinition): this {
     if (this.resources.has(def.uri)) throw new TypeError(`resource ${def.uri} is already registered`);
     this.resources.set(def.uri, def);
-    this.declared.registered();
     this.registered("resources");
     return this;
   }
+  /** Register a resource template; clients are told the resource list changed, as for resource(). */
   resourceTemplate(def: ResourceTemplateDefinition): this {
     this.templates.push({ def, template: new UriTemplate(def.uriTemplate) });
-    this.declared.registered();
+    // Templates are listed by resources/templates/list, a part of the resource list. spec/2025-11-25/server/resources.mdx#list-changed-notification
+    this.registered("resources");
     return this;
   }
   prompt<Args = Record<string, string>>(def: PromptDefinition<Args>): this {
     if (this.prompts.has(def.name)) throw new TypeError(`prompt ${def.name} is already registered`);
     this.prompts.set(def.name, def as unknown as PromptDefinition);
-    this.declared.registered();
     this.registered("prompts");
     return this;
   }
@@ -186,11 +185,18 @@ export class McpServer implements Registry, ServerHandle {
   }
 
   /**
-   * A registration (tool(), resource(), prompt(), removeTool()) before this process has a link or listen stream
-   * publishes nothing; an explicit notify*() call goes to every process when the bus is shared, links here or not.
+   * Every registration and removal (tool(), resource(), resourceTemplate(), prompt(), removeTool()) comes here: the
+   * declared capabilities are made again (the last tool removed: no `tools`, no `tasks`), and the list's change event
+   * goes out. The event first: this process's bus delivers at once, and a legacy session's gate (listChanged declared,
+   * protocol/legacy-session.ts) then still reads what the session was told, so a session told `tools.listChanged`
+   * hears the last tool go, and one told no `tools` is sent no list_changed for the first.
+   * spec/2025-11-25/server/tools.mdx#list-changed-notification
+   * Before this process has a link or listen stream it publishes nothing; an explicit notify*() call goes to every
+   * process when the bus is shared, links here or not.
    */
   private registered(what: "tools" | "prompts" | "resources"): void {
     this.events.emit({ method: `notifications/${what}/list_changed`, filter: `${what}ListChanged` }, true);
+    this.declared.registered();
   }
 
   /** Tell clients the tool list changed (legacy sessions that declared interest; modern listen streams whose filter asks). */
