@@ -26,15 +26,16 @@ describe("legacy sessions across processes (Redis)", async () => {
   /** initialize on A, notifications/initialized on B: the session exists everywhere from the start. */
   const open = pair.open;
 
-  it("a session store that cannot be reached: initialize is 503 with its id and no Mcp-Session-Id (no session half made)", async () => {
+  it("a session store that cannot be reached: initialize is 503 with Retry-After, its id and no Mcp-Session-Id (no session half made)", async () => {
     const f = await startFixture({ MCP_REDIS_URL: "redis://127.0.0.1:1", MCP_REDIS_PREFIX: prefix });
     fixtures.push(f);
     const init = await raw(f.url, { headers: jsonPost(), body: initializeBody(LEGACY, 41, "no-redis") });
     expect(init.status).toBe(503);
     expect(init.headers["mcp-session-id"]).toBeUndefined();
-    expect(init.json).toMatchObject({ jsonrpc: "2.0", id: 41, error: { code: -32600 } });
+    expect(Number(init.headers["retry-after"])).toBeGreaterThan(0);
+    expect(init.json).toMatchObject({ jsonrpc: "2.0", id: 41, error: { code: -32603 } });
     // Why is the log's: the store's error (an address, a driver's words) is not the client's.
-    expect(init.json.error.message).toBe("Service Unavailable: the session could not be stored; try again");
+    expect(init.json.error.message).toBe("Service Unavailable: the session store could not be reached; try again");
   });
 
   it.runIf(available)("a session opened on A is answered on B, from the session store", async () => {

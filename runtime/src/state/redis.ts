@@ -3,6 +3,7 @@
  * and the little of its interface the Redis task store and bus use.
  */
 import { createRequire } from "node:module";
+import { StoreUnavailableError } from "./errors.js";
 
 export interface RedisClient {
   get(key: string): Promise<string | null>;
@@ -43,7 +44,34 @@ export function loadRedis(what: string): RedisConstructor {
  */
 const COMMAND_TIMEOUT_MS = 5000;
 
-/** Connect to `url`; a connection error is reported on stderr (ioredis reconnects by itself) instead of crashing. */
+/**
+ * `err` as a caller should see it: Redis's own answer to a command (a ReplyError: WRONGTYPE, NOSCRIPT, ...) as it is;
+ * anything else ioredis rejects a command with is about the connection (refused, closed, the retries per request
+ * spent, the command timeout) and becomes a StoreUnavailableError, the driver's error its cause.
+ */
+export function connectionError(err: unknown, label: string): unknown {
+  if ((err as Error)?.name === "ReplyError" || err instanceof StoreUnavailableError) return err;
+  return new StoreUnavailableError(label, { cause: err });
+}
+
+/** `client`, each command's rejection passed through connectionError (a MULTI's exec() is its caller's to translate). */
+function translating(client: RedisClient, label: string): RedisClient {
+  return new Proxy(client, {
+    get(target, prop, receiver) {
+      const value = Reflect.get(target, prop, receiver) as unknown;
+      if (typeof value !== "function") return value;
+      return (...args: unknown[]) => {
+        const result = (value as (...a: unknown[]) => unknown).apply(target, args);
+        return result instanceof Promise ? result.catch((err: unknown) => Promise.reject(connectionError(err, label))) : result === target ? receiver : result;
+      };
+    },
+  });
+}
+
+/**
+ * Connect to `url`; a connection error is reported on stderr (ioredis reconnects by itself) instead of crashing. Its
+ * commands reject with StoreUnavailableError when Redis cannot be reached (connectionError).
+ */
 export function connectRedis(Redis: RedisConstructor, url: string, label: string): RedisClient {
   // A command fails after two reconnection attempts (well under a second) instead of holding its request for ioredis's default ~20;
   // and after COMMAND_TIMEOUT_MS without an answer (a Redis that hangs, packets dropped), where ioredis would wait for ever.
@@ -55,7 +83,7 @@ export function connectRedis(Redis: RedisConstructor, url: string, label: string
     last = err.message;
     process.stderr.write(`mcp runtime: ${label}: ${err.message}\n`);
   });
-  return client;
+  return translating(client, label);
 }
 
 /**

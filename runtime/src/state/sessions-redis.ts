@@ -8,7 +8,7 @@
  * (`<prefix>events:<id>:<n>`, capped at `maxEventsPerStream` entries, an `end` entry once it has ended) that expires
  * with its session. Install it beside the runtime: `npm install ioredis`.
  */
-import { type RedisClient, Script, connectRedis, loadRedis } from "./redis.js";
+import { type RedisClient, Script, connectRedis, connectionError, loadRedis } from "./redis.js";
 import { type EventLog, type LoggedEvent, MAX_GET_STREAMS, type SessionChange, type SessionRecord, type SessionStore } from "./sessions.js";
 
 /** The commands used here, beyond the shared client interface. */
@@ -49,11 +49,17 @@ end
 redis.call('PEXPIRE', KEYS[1], ARGV[1])
 return 1`);
 
-/** Run a MULTI; its first failed command's error is thrown (ioredis resolves exec() with each command's error). */
+/** The label of this store's connection (its stderr lines, its StoreUnavailableError). */
+const LABEL = "redis sessions";
+
+/**
+ * Run a MULTI; its first failed command's error is thrown (ioredis resolves exec() with each command's error), a
+ * connection's as StoreUnavailableError (the client's other commands are translated by connectRedis).
+ */
 async function exec(m: { exec(): Promise<unknown> }): Promise<void> {
-  const results = (await m.exec()) as [Error | null, unknown][] | null;
+  const results = (await m.exec().catch((err: unknown) => Promise.reject(connectionError(err, LABEL)))) as [Error | null, unknown][] | null;
   const failed = results?.find(([err]) => err);
-  if (failed) throw failed[0];
+  if (failed) throw connectionError(failed[0], LABEL);
 }
 
 /** A change as the script's kind and value. */
@@ -99,7 +105,7 @@ export class RedisSessions implements SessionStore, EventLog {
     readonly url: string,
     readonly options: { prefix?: string; maxEventsPerStream?: number } = {},
   ) {
-    this.redis = connectRedis(loadRedis("session store"), url, "redis sessions") as Redis;
+    this.redis = connectRedis(loadRedis("session store"), url, LABEL) as Redis;
   }
 
   private get prefix(): string {

@@ -106,13 +106,13 @@ export class Exchange implements Sink {
         const minted = this.minting;
         stored.then(
           () => this.respond(message),
-          () => {
+          (err) => {
             // No session every process can find: none at all (no Mcp-Session-Id), and the client may try again. Why
             // is the server's log's (SharedSessions.create reports the store's error), not the client's.
             this.host.table.discard(minted);
             res.removeHeader("mcp-session-id");
             const id = !Array.isArray(message) && "id" in message ? (message.id as RequestId) : null;
-            this.host.responder.invalidRequest(res, 503, "Service Unavailable: the session could not be stored; try again", id);
+            this.host.responder.storeUnavailable(res, err, id);
           },
         );
         return;

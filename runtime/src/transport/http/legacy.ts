@@ -255,7 +255,7 @@ export class LegacyStreamableHttp {
       // serves it after the client saw its DELETE succeed (spec/2025-11-25/basic/transports.mdx#session-management).
       shared.terminateEverywhere(session).then(
         () => res.writeHead(200).end(),
-        (err) => this.t.responder.invalidRequest(res, 503, `Service Unavailable: the session could not be ended everywhere (${(err as Error)?.message ?? err}); try again`, null),
+        (err) => this.t.responder.storeUnavailable(res, err),
       );
     });
   }

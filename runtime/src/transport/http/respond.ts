@@ -1,5 +1,6 @@
 /** Answers the endpoint gives without a Connection: JSON-RPC error bodies with an HTTP status, 500s and refusals. */
 import { type Revision, errorCode } from "../../rules.js";
+import { isStoreUnavailable } from "../../state/errors.js";
 import { errorResponse } from "../../wire/errors.js";
 import { fixedHttpStatus } from "../../wire/http-status.js";
 import type { JsonRpcMessage, RequestId } from "../../wire/jsonrpc.js";
@@ -8,6 +9,14 @@ import type { Reply } from "./io.js";
 import type { QuotaRefusal } from "./quotas.js";
 
 type Headers = Record<string, string>;
+
+/**
+ * Retry-After (seconds) of a 503 for a store that could not be reached: a refused connection fails within a second
+ * and ioredis reconnects by itself, so a few seconds is when a retry may succeed without a client hammering it.
+ */
+export const STORE_RETRY_AFTER_S = 3;
+/** How often one store error is repeated on stderr while it lasts (ms), as the task store's. */
+const STORE_LOG_EVERY_MS = 10_000;
 
 /** Report a failure of the runtime's own on stderr (console.error where a platform has no process.stderr). */
 export function logError(err: unknown): void {
@@ -51,6 +60,8 @@ export interface Rejection {
  * `fallback`, the newest served revision.
  */
 export class Responder {
+  private lastStoreError = "";
+  private lastStoreErrorAt = 0;
   constructor(private readonly fallback: Revision) {}
 
   /** Answer `status` with `error` (id and revision default: null and the fallback revision). */
@@ -80,11 +91,33 @@ export class Responder {
     this.reject(res, 400, { code: errorCode(this.fallback, "PARSE_ERROR")!, message });
   }
 
-  /** A failure of the runtime's own: logged, answered 500 if nothing was sent yet, else the response ends. */
-  internalError(res: Reply, err: unknown): void {
+  /**
+   * A failure of the runtime's own: logged, answered 500 if nothing was sent yet, else the response ends (the status
+   * of a response already under way cannot change). A store that could not be reached is 503 instead (storeUnavailable).
+   */
+  internalError(res: Reply, err: unknown, id: RequestId | null = null): void {
+    if (isStoreUnavailable(err)) return this.storeUnavailable(res, err, id);
     logError(err);
     if (!res.headersSent && !res.destroyed) this.reject(res, 500, { code: errorCode(this.fallback, "INTERNAL_ERROR")!, message: "Internal error" });
     else if (!res.writableEnded) res.end();
+  }
+
+  /**
+   * A store (the session store, its event log) could not be reached: 503 with Retry-After and -32603, the store's own
+   * error on stderr only (its address and driver's words are not the client's).
+   */
+  storeUnavailable(res: Reply, err: unknown, id: RequestId | null = null): void {
+    const message = String((err as Error)?.message ?? err);
+    const now = Date.now();
+    // Once per distinct error, again every STORE_LOG_EVERY_MS while it lasts: an outage fails every request.
+    if (message !== this.lastStoreError || now - this.lastStoreErrorAt >= STORE_LOG_EVERY_MS) {
+      this.lastStoreError = message;
+      this.lastStoreErrorAt = now;
+      logError(message);
+    }
+    if (res.headersSent || res.destroyed) return void (res.writableEnded || res.end());
+    const error = { code: errorCode(this.fallback, "INTERNAL_ERROR")!, message: "Service Unavailable: the session store could not be reached; try again" };
+    this.reject(res, 503, error, { id, headers: { "retry-after": String(STORE_RETRY_AFTER_S) } });
   }
 
   /**
