@@ -101,7 +101,8 @@ describe.each(STORES)("tasks across processes when the runner's store connection
     expect(a.f.stderr()).toContain(`aborted ${created.taskId}`);
   });
 
-  it.runIf(available)("A cut off from the store past its lease: B reads the task failed, and once A is back its handler is stopped, the task staying failed", { timeout: 40_000 }, async () => {
+  /** A (through a proxy it can be cut off by) runs a long task with a 2 s lease; B (direct) has seen it working. */
+  async function longTaskOnA() {
     const proxy = await proxyTo(url);
     proxies.push(proxy);
     const a = await start(proxy.url, "2000");
@@ -109,6 +110,11 @@ describe.each(STORES)("tasks across processes when the runner's store connection
     const created = (await a.client.callTool("work", { ms: 60_000 })) as any;
     expect(created.resultType).toBe("task");
     await until(b.client, created.taskId, (t) => t.status === "working");
+    return { proxy, a, b, created };
+  }
+
+  it.runIf(available)("A cut off from the store past its lease: B reads the task failed, and once A is back its handler is stopped, the task staying failed", { timeout: 40_000 }, async () => {
+    const { proxy, a, b, created } = await longTaskOnA();
     proxy.down();
     const lost = await until(b.client, created.taskId, terminal, 120);
     expect(lost).toMatchObject({ status: "failed", error: { code: -32603 } });
@@ -120,13 +126,7 @@ describe.each(STORES)("tasks across processes when the runner's store connection
 
   // The other order (#20 item 11): A is back before anyone read the task. Its late renewal must not revive it.
   it.runIf(available)("A cut off from the store past its lease and back before any other process reads the task: it fails all the same", { timeout: 40_000 }, async () => {
-    const proxy = await proxyTo(url);
-    proxies.push(proxy);
-    const a = await start(proxy.url, "2000");
-    const b = await start(url, "2000");
-    const created = (await a.client.callTool("work", { ms: 60_000 })) as any;
-    expect(created.resultType).toBe("task");
-    await until(b.client, created.taskId, (t) => t.status === "working");
+    const { proxy, a, b, created } = await longTaskOnA();
     proxy.down();
     await sleep(3500);
     proxy.up();
