@@ -11,78 +11,9 @@
  * spec/2026-07-28/basic/authorization/security-considerations.mdx#access-token-privilege-restriction
  */
 import type { Principal } from "../../protocol/request.js";
-import { principalIdentity } from "../../state/request-state.js";
-import { canonicalResource } from "./authorization-config.js";
+import { type AuthorizationOptions, canonicalResource } from "./authorization-config.js";
 import { one } from "./body.js";
 import type { HeaderBag, Reply } from "./io.js";
-
-/** What a custom verifier is told about the resource it verifies for. */
-export interface VerifyContext {
-  /** The canonical URI of this MCP server (RFC 8707 §2): the audience a token must name. */
-  resource: string;
-  /** The audiences accepted (default: `[resource]`). */
-  audience: readonly string[];
-  issuer: string;
-}
-
-/**
- * `authorization` of HandlerOptions/HttpOptions: the server is an OAuth 2.1 resource server of `issuer`.
- * Every request to the MCP endpoint then needs `Authorization: Bearer <token>`; without a valid token it gets 401.
- */
-export interface AuthorizationOptions {
-  /** The authorization server's issuer identifier (RFC 8414), e.g. `https://auth.example.com`. */
-  issuer: string;
-  /**
-   * The canonical URI of this MCP server (spec/2025-11-25/basic/authorization.mdx#canonical-server-uri), e.g.
-   * `https://mcp.example.com/mcp`: the `resource` of the Protected Resource Metadata and the audience tokens must name.
-   * serveHttp on a loopback address: default its own URL. Required for handlers and for a non-loopback bind (the
-   * public URL cannot be derived from a request's Host without trusting the client).
-   */
-  resource?: string;
-  /** Audiences accepted in a token's `aud` (or an introspection response's). Default: `[resource]`. */
-  audience?: string | readonly string[];
-  /**
-   * Check the audience. Default true (spec: tokens MUST have been issued for this server). `false` accepts a token
-   * issued for any resource of the issuer: only for an authorization server that cannot set the audience; logs a warning.
-   */
-  audienceCheck?: boolean;
-  /** The issuer's JWKS URL. Default: `jwks_uri` of its metadata (RFC 8414 `oauth-authorization-server`, then `openid-configuration`). */
-  jwksUri?: string;
-  /**
-   * JWT `typ` header values accepted, compared without case and without an `application/` prefix (RFC 7515 §4.1.9).
-   * Default `["at+jwt"]`: only an RFC 9068 access token (§2.1, §4), so an ID token or another JWT the issuer signs is
-   * refused. `""` in the list accepts a token with no `typ`. A list other than the default is noted on stderr at start.
-   */
-  tokenTypes?: readonly string[];
-  /** JWS algorithms accepted. Default: the asymmetric ones jose supports (never `none`, never HMAC). */
-  algorithms?: readonly string[];
-  /** `scopes_supported` of the Protected Resource Metadata. Default: `requiredScopes` plus every scope a tool, prompt or resource declares. */
-  scopesSupported?: readonly string[];
-  /** Scopes every request needs (a token without them: 403 insufficient_scope). Default none. */
-  requiredScopes?: readonly string[];
-  /** Tolerance for `exp`, `nbf` and `iat`, in seconds. Default 30. */
-  clockToleranceSec?: number;
-  /**
-   * Opaque tokens: verify by RFC 7662 introspection instead of as JWTs. `endpoint` default: the issuer metadata's
-   * `introspection_endpoint`; the resource server authenticates with client_secret_basic.
-   */
-  introspection?: { endpoint?: string; clientId: string; clientSecret: string };
-  /**
-   * A custom verifier instead of JWT or introspection: the principal of a valid token, or undefined (401
-   * invalid_token). It is responsible for the issuer, audience and expiry checks.
-   */
-  verify?: (token: string, context: VerifyContext) => Promise<Principal | undefined> | Principal | undefined;
-  /** `resource_name` of the Protected Resource Metadata. */
-  resourceName?: string;
-  /** `resource_documentation` of the Protected Resource Metadata. */
-  resourceDocumentation?: string;
-  /**
-   * Also serve the authorization server's metadata at `/.well-known/oauth-authorization-server` of this server's
-   * origin, where 2025-03-26 clients look for it (spec/2025-03-26/basic/authorization.mdx#server-metadata-discovery).
-   * Default true.
-   */
-  mirrorAuthorizationServerMetadata?: boolean;
-}
 
 /** A refused request: its HTTP status and the RFC 6750 §3 error of its challenge. */
 export class AuthorizationError extends Error {
@@ -150,18 +81,6 @@ export function principalOf(claims: Record<string, unknown>): Principal {
   const scope = claims.scope;
   const scopes = typeof scope === "string" ? scope.split(" ").filter(Boolean) : Array.isArray(claims.scp) ? claims.scp.filter((s): s is string => typeof s === "string") : [];
   return Object.freeze({ subject, clientId, scopes: Object.freeze(scopes), claims: Object.freeze({ ...claims }) });
-}
-
-/** Whether `principal` holds every scope of `needed`; the missing ones otherwise. */
-export function missingScopes(principal: Principal, needed: readonly string[] | undefined): string[] {
-  if (!needed?.length) return [];
-  return needed.filter((s) => !principal.scopes.includes(s));
-}
-
-/** The same principal (principalIdentity: subject, where it came from, client): a legacy session is served only to the principal that opened it. */
-export function samePrincipal(a: Principal | undefined, b: Principal | undefined): boolean {
-  if (!a || !b) return a === b;
-  return principalIdentity(a) === principalIdentity(b);
 }
 
 /**

@@ -13,7 +13,7 @@ import type { Incoming, Reply } from "./io.js";
 import { DEFAULT_MESSAGES_PATH } from "./options.js";
 import type { JsonBodies } from "./read-json.js";
 import { logError, type Responder } from "./respond.js";
-import { samePrincipal } from "./authorization.js";
+import { samePrincipal } from "./principals.js";
 import { newSessionId } from "./sessions.js";
 import { PacedOutput } from "../paced.js";
 import { sseEvent } from "./sse.js";

@@ -9,7 +9,7 @@ import type { MessageLimits } from "../../protocol/limits.js";
 import type { Principal } from "../../protocol/request.js";
 import { type Revision, resumableStreams } from "../../rules.js";
 import { isId, isObject } from "../../wire/jsonrpc.js";
-import { samePrincipal } from "./authorization.js";
+import { samePrincipal } from "./principals.js";
 import { one, parseAccept, type Accept } from "./body.js";
 import { Exchange } from "./exchange.js";
 import type { HeaderBag, Incoming, Reply } from "./io.js";

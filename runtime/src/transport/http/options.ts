@@ -1,5 +1,5 @@
 import type { MessageLimits } from "../../protocol/limits.js";
-import type { AuthorizationOptions } from "./authorization.js";
+import type { AuthorizationOptions } from "./authorization-config.js";
 import type { HeaderBag } from "./io.js";
 
 /** Options of the HTTP side of the runtime: the endpoint (every entry point) and serveHttp's bind. */

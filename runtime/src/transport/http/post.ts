@@ -8,7 +8,8 @@ import { classify, classifyBatch, type Classification, type InboundFacts } from 
 import type { ProtocolCore } from "../../protocol/core.js";
 import { InFlight, type Principal } from "../../protocol/request.js";
 import { isId, isObject } from "../../wire/jsonrpc.js";
-import { AuthorizationError, missingScopes, samePrincipal } from "./authorization.js";
+import { AuthorizationError } from "./authorization.js";
+import { missingScopes, samePrincipal } from "./principals.js";
 import { inboundOf, one, parseAccept } from "./body.js";
 import { Exchange } from "./exchange.js";
 import type { Incoming, Reply } from "./io.js";
