@@ -13,6 +13,7 @@
 import type { Principal } from "../../protocol/request.js";
 import { type AuthorizationOptions, canonicalResource } from "./authorization-config.js";
 import { one } from "./body.js";
+import { missingScopes } from "./principals.js";
 import type { HeaderBag, Reply } from "./io.js";
 
 /** A refused request: its HTTP status and the RFC 6750 §3 error of its challenge. */
