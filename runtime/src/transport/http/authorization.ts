@@ -98,6 +98,8 @@ export class ResourceServer {
   /** Accepted `typ` values, as mediaType() writes them. */
   private readonly tokenTypes: ReadonlySet<string>;
   private issuerMetadata?: Promise<Record<string, unknown>>;
+  /** Where the issuer's metadata was read. */
+  private issuerMetadataUrl?: string;
   private jwks?: Promise<ReturnType<Jose["createRemoteJWKSet"]>>;
   private introspectionEndpoint?: Promise<string>;
 
@@ -186,16 +188,37 @@ export class ResourceServer {
           const doc = (await r.json()) as Record<string, unknown>;
           // The issuer in the document MUST be identical to the one the URL was built from (RFC 8414 §3.3).
           if (doc?.issuer !== this.issuer) throw new Error(`${url} names issuer ${JSON.stringify(doc?.issuer)}, not ${this.issuer}`);
+          this.issuerMetadataUrl = url;
           return doc;
         } catch (err) {
           if ((err as Error).message.includes("names issuer")) throw err;
-          failures.push(`${url}: ${(err as Error).message}`);
+          failures.push(`${url}: ${fetchFailure(err)}`);
         }
       }
       throw new Error(`no metadata for issuer ${this.issuer} (${failures.join("; ")})`);
     })();
     this.issuerMetadata.catch(() => (this.issuerMetadata = undefined));
     return this.issuerMetadata;
+  }
+
+  /**
+   * Whether the issuer can serve this server, asked once at start (serveHttp, nodeHandler; not fetchHandler, whose
+   * hosts may forbid I/O outside a request): its metadata is read (and kept for the requests), must name this issuer
+   * and, when the runtime verifies tokens with it, a `jwks_uri` (or an `introspection_endpoint`). Resolves to
+   * undefined, or one line naming the issuer and the URL that failed; never rejects. A custom `verify` is not asked.
+   * An issuer that cannot be used is not fatal: requests that need it are answered 503 until it can.
+   */
+  async checkIssuer(): Promise<string | undefined> {
+    const o = this.options;
+    if (o.verify) return undefined;
+    // What verification itself needs of the metadata (a configured jwksUri or introspection endpoint needs none).
+    const needed = o.introspection ? (o.introspection.endpoint ? undefined : "introspection_endpoint") : o.jwksUri ? undefined : "jwks_uri";
+    const then = needed ? "requests with a token are answered 503 until it can be used" : "clients that look it up cannot get tokens";
+    const why = await this.authorizationServerMetadata().then(
+      (doc) => (needed && typeof doc[needed] !== "string" ? `its metadata (${this.issuerMetadataUrl}) has no ${needed}` : undefined),
+      (err: Error) => err.message,
+    );
+    return why && `the authorization server ${this.issuer} cannot be used: ${why}; ${then} (checked once at start)`;
   }
 
   /** `WWW-Authenticate` of a refusal (RFC 6750 §3, RFC 9728 §5.1). */
@@ -361,6 +384,12 @@ function checkIntrospected(claims: Record<string, unknown>, issuer: string, tole
     const aud = typeof claims.aud === "string" ? [claims.aud] : Array.isArray(claims.aud) ? claims.aud : [];
     if (!aud.some((a) => audience.includes(a as string))) throw new AuthorizationError(401, "invalid_token", "the token was not issued for this server (audience)");
   }
+}
+
+/** Why a fetch failed, in its own words: fetch says only "fetch failed", its cause what (e.g. connect ECONNREFUSED 127.0.0.1:9). */
+function fetchFailure(err: unknown): string {
+  const e = err as Error & { cause?: { message?: string } };
+  return e?.cause?.message ?? e?.message ?? String(err);
 }
 
 /** The authorization server could not be reached: the request cannot be verified now (503). */

@@ -136,6 +136,16 @@ export function onClientError(err: NodeJS.ErrnoException, socket: Duplex): void 
   socket.end("HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n");
 }
 
+/**
+ * At start, once: an issuer that cannot be used (unreachable, another issuer's metadata, no keys) is one warning line
+ * on stderr naming its URL. Not fatal: the server serves, and requests needing the issuer get 503 until it answers.
+ */
+function checkIssuer(endpoint: HttpEndpoint): void {
+  void endpoint.auth?.checkIssuer().then((problem) => {
+    if (problem) process.stderr.write(`mcp runtime: WARNING: ${problem}\n`);
+  });
+}
+
 /** Serve one Node request on `endpoint`. */
 function serve(endpoint: HttpEndpoint, req: IncomingMessage, res: ServerResponse): void {
   req.on("error", () => {});
@@ -155,6 +165,7 @@ function serve(endpoint: HttpEndpoint, req: IncomingMessage, res: ServerResponse
 export function nodeHandler(core: ProtocolCore, options: HandlerOptions = {}): NodeHandler {
   const endpoint = new HttpEndpoint(core, options);
   warnIfOpen(endpoint, options, "nodeHandler");
+  checkIssuer(endpoint);
   const handler = (req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void) => {
     const path = (req.url ?? "/").split("?", 1)[0];
     // With authorization, the metadata documents at /.well-known/ are the handler's too (RFC 9728 §3).
@@ -207,7 +218,7 @@ export async function serveHttp(core: ProtocolCore, options: HttpOptions = {}): 
   });
   port = (http.address() as AddressInfo).port;
   // The resource server made now that its URL is known: a configuration it warns about is said at start.
-  void endpoint.auth;
+  checkIssuer(endpoint);
   const url = `http://${shownHost}:${port}${path}`;
   if (!options.quiet) process.stderr.write(`listening ${url}\n`);
   const close = async (o?: CloseOptions) => {
