@@ -183,7 +183,10 @@ export function nextSteps(o: ResolvedOptions, installed: boolean): string {
   lines.push(`${pad(`${pm.run} build`)}# mcp.json → generated/, then tsc → dist/`, `${pad(pm.test)}# starts the built server and checks it in every revision it serves`);
   if (o.transport !== "http") lines.push(`${pad(pm.start)}# serve over stdio`);
   if (o.transport !== "stdio" && o.auth === "oauth")
-    lines.push(`  MCP_AUTH_ISSUER=https://auth.example.com ${pm.start} ${pm.argsSeparator}--transport http   # tokens of that issuer, for http://127.0.0.1:3000/mcp`);
+    lines.push(
+      `${pad(`${pm.run} auth:dev`)}# a local authorization server for development: prints MCP_AUTH_ISSUER, a token curl and a call`,
+      `  MCP_AUTH_ISSUER=https://auth.example.com ${pm.start} ${pm.argsSeparator}--transport http   # tokens of that issuer, for http://127.0.0.1:3000/mcp`,
+    );
   else if (o.transport !== "stdio") lines.push(`  ${pm.start} ${pm.argsSeparator}--transport http --port 3000   # serve Streamable HTTP at http://127.0.0.1:3000/mcp`);
   lines.push(`${pad(`${pm.run} dev`)}# regenerate, type-check and rebuild on every change${o.transport === "stdio" ? ", with the MCP Inspector" : ", restarting the HTTP server"}`);
   lines.push(``, `Add a tool: declare it in mcp.json, run \`${pm.run} generate\`, implement src/tools/<name>.ts, \`${pm.run} build\`.`, ``);

@@ -57,8 +57,9 @@ describe("create-mcp-server --auth oauth", () => {
     expect(publicBind.stderr).toMatch(/^oauth-server: listening on 0\.0\.0\.0 needs MCP_PUBLIC_URL [^\n]+\n$/);
     const badUrl = await start([], { MCP_AUTH_ISSUER: "auth.example.com" });
     expect([badUrl.status, badUrl.stderr]).toEqual([1, 'oauth-server: MCP_AUTH_ISSUER must be an absolute URL, not "auth.example.com"\n']);
-    // Given both, it binds the public address (here: killed by the timeout once listening).
-    const bound = await start(["--host", "0.0.0.0"], { MCP_AUTH_ISSUER: "https://auth.example.com", MCP_PUBLIC_URL: "https://mcp.example.com/mcp" });
+    // Given both, it binds the public address (here: killed by the timeout once listening). The issuer is on loopback:
+    // the server reads its metadata at start, and tests send traffic to loopback only.
+    const bound = await start(["--host", "0.0.0.0"], { MCP_AUTH_ISSUER: "http://127.0.0.1:9", MCP_PUBLIC_URL: "https://mcp.example.com/mcp" });
     expect(bound.stderr).toMatch(/^listening http:\/\/0\.0\.0\.0:\d+\/mcp$/m);
   });
 
