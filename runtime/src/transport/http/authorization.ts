@@ -98,8 +98,8 @@ export class ResourceServer {
   /** Accepted `typ` values, as mediaType() writes them. */
   private readonly tokenTypes: ReadonlySet<string>;
   private issuerMetadata?: Promise<Record<string, unknown>>;
-  /** Where the issuer's metadata was read. */
-  private issuerMetadataUrl?: string;
+  /** Where the issuer's metadata was read (once it was). */
+  issuerMetadataUrl?: string;
   private jwks?: Promise<ReturnType<Jose["createRemoteJWKSet"]>>;
   private introspectionEndpoint?: Promise<string>;
 
@@ -199,26 +199,6 @@ export class ResourceServer {
     })();
     this.issuerMetadata.catch(() => (this.issuerMetadata = undefined));
     return this.issuerMetadata;
-  }
-
-  /**
-   * Whether the issuer can serve this server, asked once at start (serveHttp, nodeHandler; not fetchHandler, whose
-   * hosts may forbid I/O outside a request): its metadata is read (and kept for the requests), must name this issuer
-   * and, when the runtime verifies tokens with it, a `jwks_uri` (or an `introspection_endpoint`). Resolves to
-   * undefined, or one line naming the issuer and the URL that failed; never rejects. A custom `verify` is not asked.
-   * An issuer that cannot be used is not fatal: requests that need it are answered 503 until it can.
-   */
-  async checkIssuer(): Promise<string | undefined> {
-    const o = this.options;
-    if (o.verify) return undefined;
-    // What verification itself needs of the metadata (a configured jwksUri or introspection endpoint needs none).
-    const needed = o.introspection ? (o.introspection.endpoint ? undefined : "introspection_endpoint") : o.jwksUri ? undefined : "jwks_uri";
-    const then = needed ? "requests with a token are answered 503 until it can be used" : "clients that look it up cannot get tokens";
-    const why = await this.authorizationServerMetadata().then(
-      (doc) => (needed && typeof doc[needed] !== "string" ? `its metadata (${this.issuerMetadataUrl}) has no ${needed}` : undefined),
-      (err: Error) => err.message,
-    );
-    return why && `the authorization server ${this.issuer} cannot be used: ${why}; ${then} (checked once at start)`;
   }
 
   /** `WWW-Authenticate` of a refusal (RFC 6750 §3, RFC 9728 §5.1). */
@@ -352,6 +332,26 @@ export class ResourceServer {
     checkIntrospected(claims, this.issuer, this.tolerance, this.options.audienceCheck === false ? undefined : this.audience);
     return principalOf(claims);
   }
+}
+
+/**
+ * Whether the issuer can serve this server, asked once at start (serveHttp, nodeHandler; not fetchHandler, whose
+ * hosts may forbid I/O outside a request): its metadata is read (and kept for the requests), must name this issuer
+ * and, when the runtime verifies tokens with it, a `jwks_uri` (or an `introspection_endpoint`). Resolves to
+ * undefined, or one line naming the issuer and the URL that failed; never rejects. A custom `verify` is not asked.
+ * An issuer that cannot be used is not fatal: requests that need it are answered 503 until it can.
+ */
+export async function checkIssuer(rs: ResourceServer): Promise<string | undefined> {
+  const o = rs.options;
+  if (o.verify) return undefined;
+  // What verification itself needs of the metadata (a configured jwksUri or introspection endpoint needs none).
+  const needed = o.introspection ? (o.introspection.endpoint ? undefined : "introspection_endpoint") : o.jwksUri ? undefined : "jwks_uri";
+  const then = needed ? "requests with a token are answered 503 until it can be used" : "clients that look it up cannot get tokens";
+  const why = await rs.authorizationServerMetadata().then(
+    (doc) => (needed && typeof doc[needed] !== "string" ? `its metadata (${rs.issuerMetadataUrl}) has no ${needed}` : undefined),
+    (err: Error) => err.message,
+  );
+  return why && `the authorization server ${rs.issuer} cannot be used: ${why}; ${then} (checked once at start)`;
 }
 
 /** The `typ` values accepted (mediaType form); a list other than RFC 9068's is noted at start. */

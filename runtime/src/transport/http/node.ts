@@ -7,6 +7,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
 import type { ProtocolCore } from "../../protocol/core.js";
+import { checkIssuer } from "./authorization.js";
 import type { HeaderBag, Incoming } from "./io.js";
 import { HttpEndpoint } from "./endpoint.js";
 import type { CloseOptions, HandlerOptions, HttpOptions } from "./options.js";
@@ -140,8 +141,10 @@ export function onClientError(err: NodeJS.ErrnoException, socket: Duplex): void 
  * At start, once: an issuer that cannot be used (unreachable, another issuer's metadata, no keys) is one warning line
  * on stderr naming its URL. Not fatal: the server serves, and requests needing the issuer get 503 until it answers.
  */
-function checkIssuer(endpoint: HttpEndpoint): void {
-  void endpoint.auth?.checkIssuer().then((problem) => {
+function warnIfIssuerUnusable(endpoint: HttpEndpoint): void {
+  const auth = endpoint.auth;
+  if (!auth) return;
+  void checkIssuer(auth).then((problem) => {
     if (problem) process.stderr.write(`mcp runtime: WARNING: ${problem}\n`);
   });
 }
@@ -165,7 +168,7 @@ function serve(endpoint: HttpEndpoint, req: IncomingMessage, res: ServerResponse
 export function nodeHandler(core: ProtocolCore, options: HandlerOptions = {}): NodeHandler {
   const endpoint = new HttpEndpoint(core, options);
   warnIfOpen(endpoint, options, "nodeHandler");
-  checkIssuer(endpoint);
+  warnIfIssuerUnusable(endpoint);
   const handler = (req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void) => {
     const path = (req.url ?? "/").split("?", 1)[0];
     // With authorization, the metadata documents at /.well-known/ are the handler's too (RFC 9728 §3).
@@ -218,7 +221,7 @@ export async function serveHttp(core: ProtocolCore, options: HttpOptions = {}): 
   });
   port = (http.address() as AddressInfo).port;
   // The resource server made now that its URL is known: a configuration it warns about is said at start.
-  checkIssuer(endpoint);
+  warnIfIssuerUnusable(endpoint);
   const url = `http://${shownHost}:${port}${path}`;
   if (!options.quiet) process.stderr.write(`listening ${url}\n`);
   const close = async (o?: CloseOptions) => {
