@@ -4,7 +4,7 @@
 // client runs (dynamic registration, PKCE, the resource indicator) through the dev login, and the start-up warning of
 // a server whose issuer cannot be used. spec/2025-11-25/basic/authorization.mdx
 import { spawn, type ChildProcess } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type AddressInfo } from "node:net";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -226,6 +226,14 @@ describe("npm run auth:dev (--auth oauth)", () => {
       expectOk(await npm(project, ["run", "build"]), "npm run build (restored)");
     }
   }, 300_000);
+
+  it("a project without --auth has no auth:dev", async () => {
+    const plain = join(work, "plain");
+    expectOk(await create([plain, "--yes", "--no-install", "--transport", "http", "--no-git"]), "create-mcp-server (no --auth)");
+    expect(existsSync(join(plain, "scripts", "auth-dev.mjs"))).toBe(false);
+    expect(JSON.parse(readFileSync(join(plain, "package.json"), "utf8")).scripts["auth:dev"]).toBeUndefined();
+    expect(JSON.parse(readFileSync(join(project, "package.json"), "utf8")).scripts["auth:dev"]).toBe("node scripts/auth-dev.mjs");
+  });
 
   it("the server started with an issuer that cannot be reached says so in one line at start, and a token gets 503", async () => {
     const issuer = `http://127.0.0.1:${await freePort()}`;
