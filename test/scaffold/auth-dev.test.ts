@@ -135,6 +135,18 @@ describe("npm run auth:dev (--auth oauth)", () => {
     expect(header).toMatchObject({ alg: "ES256", typ: "at+jwt" });
     expect(claims).toMatchObject({ iss: issuer, aud: mcpUrl, sub: "dev-client", client_id: "dev-client", scope: "tools:echo tools:add" });
 
+    // A browser-based client on a loopback origin may call the token endpoint; a web page may not.
+    const fromOrigin = (origin: string) =>
+      fetch(`${issuer}/token`, {
+        method: "POST",
+        headers: { origin, "content-type": "application/x-www-form-urlencoded", authorization: `Basic ${btoa("dev-client:dev-client-secret")}` },
+        body: new URLSearchParams({ grant_type: "client_credentials", resource: mcpUrl }).toString(),
+      });
+    const local = await fromOrigin("http://localhost:6274");
+    expect([local.status, local.headers.get("access-control-allow-origin")]).toEqual([200, "http://localhost:6274"]);
+    const page = await fromOrigin("https://evil.example");
+    expect([page.status, page.headers.get("access-control-allow-origin"), (await page.json()).error]).toEqual([400, null, "invalid_request"]);
+
     // 3. The call with it: tools/list answered 200 with every tool (the token has every scope).
     const answered = await run("bash", ["-c", `${token}\n${call}`], { cwd: project });
     expectOk(answered, "the printed call");
