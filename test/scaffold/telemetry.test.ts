@@ -44,7 +44,9 @@ function start(command: string, args: string[], opts: { cwd?: string; env?: Reco
     const timer = setTimeout(() => reject(new Error(`${command} did not start: ${err}`)), 20_000);
     child.stderr!.on("data", (c: string) => {
       err += c;
-      if (ready(err)) (clearTimeout(timer), resolve({ child, stderr: () => err, stop }));
+      if (!ready(err)) return;
+      clearTimeout(timer);
+      resolve({ child, stderr: () => err, stop });
     });
     child.once("exit", (code) => (clearTimeout(timer), reject(new Error(`${command} exited ${code}: ${err}`))));
   });

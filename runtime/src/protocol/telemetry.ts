@@ -248,7 +248,10 @@ export function traceAsk<T>(method: string, params: Result | undefined, ask: (pa
     (r) => (span.end(), r),
     (err) => {
       if (inputRequired(err)) span.setAttribute("mcp.input_required", true);
-      else (span.setAttributes({ "error.type": errorType(err) }), span.setStatus({ code: a.SpanStatusCode.ERROR, message: (err as Error)?.message }));
+      else {
+        span.setAttribute("error.type", errorType(err));
+        span.setStatus({ code: a.SpanStatusCode.ERROR, message: (err as Error)?.message });
+      }
       span.end();
       throw err;
     },
@@ -279,7 +282,10 @@ export function beginTaskRun(taskId: string, tool: string): TaskTelemetry | unde
     run: (fn) => a.context.with(ctx, fn),
     end(status, isError) {
       span.setAttribute("mcp.task.status", status);
-      if (status === "failed" || isError) (span.setAttribute("error.type", isError ? "tool_error" : "task_failed"), span.setStatus({ code: a.SpanStatusCode.ERROR }));
+      if (status === "failed" || isError) {
+        span.setAttribute("error.type", isError ? "tool_error" : "task_failed");
+        span.setStatus({ code: a.SpanStatusCode.ERROR });
+      }
       span.end();
     },
   };
