@@ -250,7 +250,10 @@ export class Connection implements Link {
     if (req.method === "initialize") {
       const telemetry = beginRequest({ revision: this.fallbackRevision, req, sink, clientCapabilities: {}, link: this }, () => false);
       return handshake(this.server, this.session, req).then(({ response, session }) => {
-        if (session) ((this.session = session), (this.sessionStart ??= performance.now()));
+        if (session) {
+          this.session = session;
+          this.sessionStart ??= performance.now();
+        }
         telemetry?.end(response);
         sink.send(response);
       });
