@@ -107,6 +107,18 @@ const SERVERS = [
     },
   },
   {
+    id: "runtime-otel",
+    label: "runtime-otel",
+    about:
+      "the runtime with OpenTelemetry on: the Node SDK registered, a span per request exported over OTLP/HTTP to a local receiver, the duration histograms recorded",
+    requiresBuild: true,
+    stdio: { legacy: ["runtime-otel.mjs"], modern: ["runtime-otel.mjs"] },
+    http: {
+      "legacy-session": ["runtime-otel.mjs", "--http"],
+      modern: ["runtime-otel.mjs", "--http"],
+    },
+  },
+  {
     id: "runtime-auth",
     label: "runtime-auth",
     about:

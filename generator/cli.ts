@@ -164,6 +164,7 @@ export function buildProgram(): Command {
     )
     .option("--package-manager <pm>", "npm, pnpm or yarn, to install with and to name in the next steps, README and CI workflow (default: the one running this command, else npm)")
     .option("--no-git", "do not run git init and make a first commit")
+    .option("--telemetry", "add the OpenTelemetry Node SDK: OTEL_EXPORTER_OTLP_ENDPOINT sends traces and metrics over OTLP/HTTP, MCP_METRICS_PORT serves Prometheus /metrics (off unless set)")
     .allowUnknownOption(false)
     .action(async (dir: string | undefined, opts: Record<string, unknown>, command: Command) => {
       // `create-mcp-server help` asks for help, and a mistyped command is not a project name.

@@ -17,7 +17,7 @@ export interface ScaffoldManifestData {
   $comment?: string;
   /** The create-mcp-server version that last wrote the project. */
   version: string;
-  options: { template: string; transport: TransportChoice; auth?: AuthChoice; revisions: string[]; name: string; description: string; packageManager?: PackageManager };
+  options: { template: string; transport: TransportChoice; auth?: AuthChoice; telemetry?: boolean; revisions: string[]; name: string; description: string; packageManager?: PackageManager };
   /** The revisions the runtime knew when the project was last written (the ones upgrade finds new are the others). */
   knownRevisions: string[];
   /** Project path → sha256 of the content the scaffolder wrote (vendored runtimes excluded: upgrade replaces them). */
@@ -26,7 +26,7 @@ export interface ScaffoldManifestData {
 
 /** The manifest, formatted as the project's other JSON files are (prettier, width 120; only its JSON plugins are loaded). */
 export async function scaffoldManifest(
-  o: Pick<ResolvedOptions, "template" | "transport" | "auth" | "revisions" | "name" | "description" | "packageManager">,
+  o: Pick<ResolvedOptions, "template" | "transport" | "auth" | "revisions" | "name" | "description" | "packageManager"> & { telemetry?: boolean },
   files: Map<string, Buffer>,
   keep: Record<string, string> = {},
 ): Promise<Buffer> {
@@ -34,11 +34,12 @@ export async function scaffoldManifest(
   const data: ScaffoldManifestData = {
     $comment: "Written by create-mcp-server: the sha256 of every file as it was scaffolded. `npx create-mcp-server upgrade` re-renders only the files still so, and lists the others. Keep this file.",
     version: own.version,
-    // auth only when chosen: the manifests of projects without it stay as they were.
+    // auth and telemetry only when chosen: the manifests of projects without them stay as they were.
     options: {
       template: o.template,
       transport: o.transport,
       ...(o.auth === "oauth" ? { auth: o.auth } : {}),
+      ...(o.telemetry ? { telemetry: true } : {}),
       revisions: o.revisions,
       name: o.name,
       description: o.description,

@@ -36,6 +36,8 @@ export interface ScaffoldOptions {
   packageManager?: string;
   /** false (`--no-git`): no `git init` and first commit. */
   git?: boolean;
+  /** `--telemetry`: the OpenTelemetry Node SDK as a dependency (src/telemetry.ts starts it when OTEL_* or MCP_METRICS_PORT is set). */
+  telemetry?: boolean;
 }
 
 /** A refusal: printed as one line, exit 1, nothing written. */
@@ -73,6 +75,7 @@ export interface ResolvedOptions {
   runtime?: string;
   packageManager: PackageManager;
   git: boolean;
+  telemetry: boolean;
 }
 
 /** Validate every choice; refuses with one line naming what is wrong and what is allowed. */
@@ -124,6 +127,7 @@ export function resolveOptions(dirArg: string | undefined, opts: ScaffoldOptions
     runtime: opts.runtime,
     packageManager: pm.packageManager,
     git: opts.git ?? true,
+    telemetry: opts.telemetry === true,
   };
 }
 

@@ -65,6 +65,7 @@ export async function renderProject(o: ResolvedOptions): Promise<RenderedProject
     http: transports.includes("http"),
     both: transports.length === 2,
     auth: o.auth === "oauth",
+    telemetry: o.telemetry,
     runtimeDependency: runtime.spec,
     runtimeDescription: runtime.describe,
     codegenDependency: codegen.spec,

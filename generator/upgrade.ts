@@ -167,6 +167,7 @@ function projectOptions(p: Project, served: string[], opts: UpgradeOptions): Res
     // The package manager the project was scaffolded for (npm before the manifest recorded it); upgrade never runs git.
     packageManager: m?.packageManager ?? "npm",
     git: false,
+    telemetry: m?.telemetry === true,
   };
 }
 

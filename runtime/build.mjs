@@ -52,7 +52,7 @@ await bundle({
   chunkNames: "bundle-[name]-[hash]",
   // The rules module is bundled in (its predicates are then plain calls, not getters of a re-exported namespace); the
   // validator loaders stay a file of their own, beside the validators they import.
-  external: ["../../out/loaders.js", "ajv", "ajv/*", "ajv-formats", "ajv-formats/*", "eventsource-parser", "jose", "node:*"],
+  external: ["../../out/loaders.js", "ajv", "ajv/*", "ajv-formats", "ajv-formats/*", "eventsource-parser", "jose", "@opentelemetry/api", "node:*"],
   // The package's version, as RUNTIME_VERSION (runtime/src/index.ts).
   define: { __RUNTIME_VERSION__: JSON.stringify(JSON.parse(readFileSync(join(here, "package.json"), "utf8")).version) },
   logLevel: "warning",

@@ -25,6 +25,7 @@ export function serveStdio(server: McpServer, options?: StdioOptions): Promise<v
 }
 export type { HandlerOptions, HttpOptions, HttpLimits, ClientOf } from "./transport/http/options.js";
 export type { MessageLimits } from "./protocol/limits.js";
+export { loadTelemetry } from "./protocol/telemetry.js";
 export type { AuthorizationOptions, VerifyContext } from "./transport/http/authorization-config.js";
 export type { HttpHandle, NodeHandler } from "./transport/http/node.js";
 export type { FetchHandler } from "./transport/http/fetch.js";

@@ -12,7 +12,7 @@ describe("create-mcp-server --help", () => {
   it("documents the scaffold options and keeps the subcommands", async () => {
     const r = await create(["--help"]);
     expect(r.status).toBe(0);
-    for (const flag of ["--template", "--transport", "--revisions", "--name", "--description", "--yes", "--no-install", "--force", "--runtime", "--package-manager", "--no-git"])
+    for (const flag of ["--template", "--transport", "--revisions", "--name", "--description", "--yes", "--no-install", "--force", "--runtime", "--package-manager", "--no-git", "--telemetry"])
       expect(r.stdout).toContain(flag);
     for (const sub of ["generate", "schemas", "rules"]) expect(r.stdout).toContain(sub);
     expect(r.stdout).toMatch(/Usage: create-mcp-server \[options\] \[command\] \[dir\]/);

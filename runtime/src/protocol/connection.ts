@@ -21,6 +21,7 @@ import { randomId } from "../state/request-state.js";
 import { changeNotification, handshake, markInitialized, restoredSession, type LegacySession } from "./legacy-session.js";
 import type { InFlight, Link, Principal, RequestScope, Sink } from "./request.js";
 import type { SessionChange, SessionState } from "../state/sessions.js";
+import { beginRequest, sessionEnded } from "./telemetry.js";
 
 export { META_PROTOCOL_VERSION, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_SUBSCRIPTION_ID } from "../wire/meta.js";
 export type { Sink } from "./request.js";
@@ -54,6 +55,8 @@ export class Connection implements Link {
   private readonly dispatcher: Dispatcher;
   private readonly unsubscribe: () => void;
   private readonly limits: Required<MessageLimits>;
+  /** When this link's legacy session began (performance.now()): mcp.server.session.duration at close. */
+  private sessionStart?: number;
 
   constructor(
     readonly server: McpServer,
@@ -139,6 +142,8 @@ export class Connection implements Link {
 
   /** Stop receiving server events and abort in-flight work (the transport is gone). */
   close(): void {
+    if (this.session && this.sessionStart !== undefined) sessionEnded(this, this.session.revision, this.sessionStart);
+    this.sessionStart = undefined;
     this.unsubscribe();
     this.abortAll();
   }
@@ -243,8 +248,13 @@ export class Connection implements Link {
   /** Legacy: the handshake, pings before it, and the session's requests. spec/2025-11-25/basic/lifecycle.mdx */
   private legacyRequest(req: JsonRpcRequest, sink: Sink, admit: () => void, principal?: Principal): Promise<void> | void {
     if (req.method === "initialize") {
+      const telemetry = beginRequest({ revision: this.fallbackRevision, req, sink, clientCapabilities: {}, link: this }, () => false);
       return handshake(this.server, this.session, req).then(({ response, session }) => {
-        if (session) this.session = session;
+        if (session) {
+          this.session = session;
+          this.sessionStart ??= performance.now();
+        }
+        telemetry?.end(response);
         sink.send(response);
       });
     }

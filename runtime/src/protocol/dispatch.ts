@@ -43,6 +43,7 @@ import { declaresTasksExtension, missingTasksExtension } from "./task-decision.j
 import { tasksFor } from "./tasks.js";
 import { isTaskMethod, taskMethodsFor } from "./task-methods.js";
 import { isObject } from "../wire/jsonrpc.js";
+import { beginRequest } from "./telemetry.js";
 
 type Result = Record<string, unknown>;
 type MethodHandler = (server: McpServer, params: Result, ctx: HandlerContext) => Result | Promise<Result>;
@@ -163,23 +164,42 @@ export class Dispatcher {
    * request takes (allocation per request drives peak RSS under load).
    */
   dispatch(scope: RequestScope, admit: () => void): Promise<void> | void {
-    const { revision, req, sink } = scope;
+    // Tracing or metrics on (an OpenTelemetry SDK registered): the request's span, the handler run inside it.
+    if (!scope.telemetry) {
+      const telemetry = beginRequest(scope, this.known);
+      if (telemetry) {
+        scope.telemetry = telemetry;
+        return telemetry.run(() => this.check(scope, admit));
+      }
+    }
+    return this.check(scope, admit);
+  }
+
+  /** Whether a tool or prompt name is registered (only those name a metric's series). */
+  private readonly known = (kind: "tool" | "prompt", name: string): boolean => (kind === "tool" ? this.server.tools : this.server.prompts).has(name);
+
+  /** dispatch's work: refusals, the validators, the params, then the run. */
+  private check(scope: RequestScope, admit: () => void): Promise<void> | void {
+    const { revision, req } = scope;
     const refused = this.refusal(scope);
-    if (refused) return sink.send(refused);
+    if (refused) return this.reply(scope, refused);
     const validators = validatorsFor(revision);
     // The revision's validators load once (admission waits meanwhile); a load that fails is answered, never dropped.
     if (validators instanceof Promise) {
       return validators.then(
-        () => this.dispatch(scope, admit),
+        () => this.check(scope, admit),
         (err) =>
-          sink.send(errorResponse(revision, req.id, errorCode(revision, "INTERNAL_ERROR")!, `Internal error: the ${revision} validators could not be loaded (${(err as Error)?.message ?? err})`)),
+          this.reply(
+            scope,
+            errorResponse(revision, req.id, errorCode(revision, "INTERNAL_ERROR")!, `Internal error: the ${revision} validators could not be loaded (${(err as Error)?.message ?? err})`),
+          ),
       );
     }
     const validate = validators.clientRequestValidators[req.method];
     // inputResponses entries are validated when a handler uses them; unknown ones are ignored (spec/2026-07-28/basic/patterns/mrtr.mdx#error-handling).
     const checked = isObject(req.params?.inputResponses) ? { ...req, params: { ...req.params, inputResponses: {} } } : req;
     if (validate && !validate(checked)) {
-      return sink.send(errorResponse(revision, req.id, errorCode(revision, "INVALID_PARAMS")!, `Invalid params: ${describeErrors(validate)}`));
+      return this.reply(scope, errorResponse(revision, req.id, errorCode(revision, "INVALID_PARAMS")!, `Invalid params: ${describeErrors(validate)}`));
     }
     return this.run(scope, validators, admit);
   }
@@ -217,7 +237,7 @@ export class Dispatcher {
         flight.round = openRound(this.server.requestStateCodec, revision, { method: req.method, params, principal: principalIdentity(scope.principal) }, validators);
       } catch (err) {
         link?.inFlight.delete(req.id);
-        return scope.sink.send(errorResponseOf(revision, req.id, err));
+        return this.reply(scope, errorResponseOf(revision, req.id, err));
       }
     }
     const ctx = new HandlerContext(this.host, scope, flight, mrtr ? validators : undefined);
@@ -272,7 +292,13 @@ export class Dispatcher {
   private answer(scope: RequestScope, flight: InFlight, response: JsonRpcResponse): void {
     scope.link?.inFlight.delete(scope.req.id);
     // After a cancellation, no response. spec/2025-11-25/basic/utilities/cancellation.mdx
-    if (flight.cancelled) return;
+    if (flight.cancelled) return scope.telemetry?.end(undefined);
+    this.reply(scope, response);
+  }
+
+  /** Send the request's response (its span ends first: the response is its end). */
+  private reply(scope: RequestScope, response: JsonRpcResponse): void {
+    scope.telemetry?.end(response);
     scope.sink.send(response);
   }
 

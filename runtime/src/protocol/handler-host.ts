@@ -11,10 +11,15 @@ import { META_LOG_LEVEL, META_RELATED_TASK } from "../wire/meta.js";
 import type { ContextHost, HandlerContext } from "./context.js";
 import { askInRound, openRound } from "./input-rounds.js";
 import type { ClientAsk } from "./outbound.js";
+import { InputRequiredSignal } from "./mrtr.js";
+import { traceAsk } from "./telemetry.js";
 
 type Result = Record<string, unknown>;
 
 const ELICIT = "elicitation/create";
+
+/** An MRTR ask ends its run here: the answer comes in the client's next request (not a failure of the ask). */
+const inputRequired = (err: unknown): boolean => err instanceof InputRequiredSignal;
 
 /**
  * The elicitation mode a request asks for when the client did not declare it, else undefined. Where the revision
@@ -42,10 +47,12 @@ export class HandlerHost implements ContextHost {
     const mode = method === ELICIT ? unsupportedElicitationMode(revision, ctx.clientCapabilities[capability] as Result, params) : undefined;
     if (mode) return Promise.reject(new MissingCapabilityError({ [capability]: { [mode]: {} } }));
     const taskAsk = flight.task?.ask;
-    if (taskAsk) return taskAsk(ask);
+    // Each ask is a CLIENT span under the handler's (protocol/telemetry.ts); a legacy request carries its trace context.
+    if (taskAsk) return traceAsk(method, params, () => taskAsk(ask), inputRequired);
     if (serverMaySendRequests(revision)) {
-      if (!scope.link) return Promise.reject(new McpError(errorCode(revision, "INTERNAL_ERROR")!, `${method}: no link to ask the client on`));
-      return scope.link.askClient(scope, method, params);
+      const link = scope.link;
+      if (!link) return Promise.reject(new McpError(errorCode(revision, "INTERNAL_ERROR")!, `${method}: no link to ask the client on`));
+      return traceAsk(method, params, (traced) => link.askClient(scope, method, traced), inputRequired);
     }
     const validators = ctx.mrtrValidators;
     if (!validators) return Promise.reject(new McpError(errorCode(revision, "INTERNAL_ERROR")!, `${method}: ${scope.req.method} cannot ask the client for input in ${revision}`));
@@ -55,7 +62,7 @@ export class HandlerHost implements ContextHost {
       { method: scope.req.method, params: scope.req.params ?? {}, principal: principalIdentity(scope.principal) },
       validators,
     ));
-    return askInRound(round, ask);
+    return traceAsk(method, params, () => askInRound(round, ask), inputRequired);
   }
 
   /**

@@ -14,6 +14,8 @@ export interface Sink {
   sendEvent?(message: JsonRpcMessage): void;
   /** Close the connection carrying this request's stream, keeping the stream resumable (HTTP only; see RequestContext.closeStream). */
   closeStream?(): boolean;
+  /** HTTP: the W3C trace context of the request's headers (protocol/telemetry.ts), when it carried a traceparent. */
+  readonly traceCarrier?: Partial<Record<"traceparent" | "tracestate" | "baggage", string>>;
 }
 
 /** A question a handler asks the client: elicitation/create, sampling/createMessage or roots/list. */

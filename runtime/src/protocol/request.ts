@@ -5,7 +5,7 @@
 import type { Revision } from "../rules.js";
 import type { Principal } from "../server/types.js";
 import type { SessionChange } from "../state/sessions.js";
-import type { JsonRpcRequest, RequestId } from "../wire/jsonrpc.js";
+import type { JsonRpcMessage, JsonRpcRequest, RequestId } from "../wire/jsonrpc.js";
 import type { InputRound } from "./input-rounds.js";
 import type { LegacySession } from "./legacy-session.js";
 import type { ClientAsk, Sink } from "./outbound.js";
@@ -18,6 +18,14 @@ export interface RunTask {
   status(message: string): void;
   /** The task's own way to ask the client, once the run is a task; undefined before (the request's own asks apply). */
   readonly ask: ((ask: ClientAsk) => Promise<Result>) | undefined;
+}
+
+/** A request's telemetry while it is handled (protocol/telemetry.ts: its span, its duration), when an SDK is registered. */
+export interface RequestTelemetry {
+  /** Run `fn` with the request's span active (the handler's own spans and calls nest under it). */
+  run<T>(fn: () => T): T;
+  /** The request was answered with `response`, or (undefined) cancelled: end its span, record its duration. */
+  end(response: JsonRpcMessage | undefined): void;
 }
 
 /** A request being handled. Its AbortController is made only when a handler looks at `ctx.signal` (most never do). */
@@ -99,6 +107,8 @@ export interface RequestScope {
   flight?: InFlight;
   /** Modern HTTP: where a subscriptions/listen registers its end, so that the endpoint can end it gracefully. */
   readonly listens?: Set<() => void>;
+  /** Set by dispatch when tracing or metrics are on: the request's span and duration (protocol/telemetry.ts). */
+  telemetry?: RequestTelemetry;
 }
 
 export type { RequestId, Principal, Sink, ClientAsk };

@@ -7,6 +7,7 @@ import type { TaskStore } from "../state/task-store.js";
 import type { JsonRpcMessage } from "../wire/jsonrpc.js";
 import type { TaskOwner } from "./task-owner.js";
 import type { ClientAsk, InFlight, RequestScope, RunTask, Sink } from "./request.js";
+import type { TaskTelemetry } from "./telemetry.js";
 
 type Result = Record<string, unknown>;
 
@@ -42,6 +43,8 @@ export interface TaskRunInit {
 
 export class TaskRun implements RunTask {
   phase: TaskPhase = "deciding";
+  /** The run's span when tracing is on (protocol/telemetry.ts), ended with the run's terminal status. */
+  telemetry?: TaskTelemetry;
   readonly id: string;
   readonly revision: Revision;
   readonly scope: RequestScope & { readonly flight: InFlight };

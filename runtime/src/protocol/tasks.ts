@@ -36,6 +36,7 @@ import { ownerKey, taskOwner } from "./task-owner.js";
 import { SwitchSink, TaskRun } from "./task-run.js";
 import { TaskSupervisor } from "./task-supervisor.js";
 import { QuotaExceeded, jsonBytes } from "./task-quota.js";
+import { beginTaskRun } from "./telemetry.js";
 
 type Result = Record<string, unknown>;
 type Outcome = { ok: true; r: Result } | { ok: false; e: unknown };
@@ -120,7 +121,9 @@ export class Tasks {
       // Durable before the CreateTaskResult is written; the handler starts after it.
       run.decided();
       await this.create(run, record);
-      void this.execute(run, tool, args, taskCtx);
+      // Tracing on: the run is a span under the request that created it, and the handler runs inside it.
+      const telemetry = (run.telemetry = beginTaskRun(run.id, tool.name));
+      void (telemetry ? telemetry.run(() => this.execute(run, tool, args, taskCtx)) : this.execute(run, tool, args, taskCtx));
       return createTaskResult(run.revision, record);
     }
     // Extension: the handler starts now; what settles before the next macrotask is answered directly (the server
@@ -139,8 +142,10 @@ export class Tasks {
       if (q.ok) return q.r;
       throw q.e;
     }
-    // From here the run is a task: an ask it makes while the task is being stored waits for it (run.ready).
+    // From here the run is a task: an ask it makes while the task is being stored waits for it (run.ready). Its span
+    // starts here (the handler began under the request's).
     run.decided();
+    run.telemetry = beginTaskRun(run.id, tool.name);
     if (run.pendingMessage !== undefined) record.statusMessage = run.pendingMessage;
     try {
       await this.create(run, record);
@@ -190,6 +195,7 @@ export class Tasks {
     const o = await outcome;
     run.phase = "finishing";
     const { revision } = run;
+    let ended = { status: "failed", isError: false };
     try {
       let result: Result | undefined;
       if (o.ok) result = o.r;
@@ -204,6 +210,7 @@ export class Tasks {
       }
       // A tool result with isError: failed in 2025-11-25, completed in the extension (failed is for JSON-RPC errors).
       const status = result.isError === true ? (toolErrorTaskStatus(revision) as "failed" | "completed") : "completed";
+      ended = { status, isError: result.isError === true };
       // The extension inlines the result in tasks/get as the request's own result would be (resultType, _meta).
       const encoded = taskWireForm(revision) === "core" ? result : encodeResult(revision, "tools/call", result, this.server);
       // A progress message ("3 of 5 done") says nothing of a finished task.
@@ -211,6 +218,7 @@ export class Tasks {
     } catch (err) {
       console.error(`mcp runtime: task ${run.id} of tool ${tool.name}: ${String((err as Error)?.stack ?? err)}`);
     } finally {
+      run.telemetry?.end(ended.status, ended.isError);
       run.end();
       this.supervisor.untrack(run);
       this.supervisor.finished(run.id);

@@ -2,6 +2,7 @@
 import type { Sink } from "../../protocol/connection.js";
 import { boundedJson, type MessageLimits } from "../../protocol/limits.js";
 import type { InFlight } from "../../protocol/request.js";
+import type { TraceCarrier } from "../../protocol/telemetry.js";
 import { type Revision, disconnectIsCancellation, primesSseStreams, resumableStreams } from "../../rules.js";
 import type { JsonRpcMessage, RequestId } from "../../wire/jsonrpc.js";
 import type { Accept } from "./body.js";
@@ -38,6 +39,8 @@ export class Exchange implements Sink {
   minting?: LegacyHttpSession;
   /** The POST carries one request (not notifications or responses only). */
   request = false;
+  /** The POST's W3C trace context headers, if any: a request's span parent when its `_meta` has none. */
+  traceCarrier?: TraceCarrier;
   /** This POST's stream in a session whose revision makes streams resumable. */
   private stream?: SessionStream;
 

@@ -7,6 +7,7 @@ import { legacyHeaderCheck } from "../../protocol/classify.js";
 import type { ProtocolCore } from "../../protocol/core.js";
 import type { MessageLimits } from "../../protocol/limits.js";
 import type { Principal } from "../../protocol/request.js";
+import { traceCarrier } from "../../protocol/telemetry.js";
 import { type Revision, resumableStreams } from "../../rules.js";
 import { isId, isObject } from "../../wire/jsonrpc.js";
 import { samePrincipal } from "./principals.js";
@@ -115,6 +116,7 @@ export class LegacyStreamableHttp {
     const exchange = new Exchange(this.t, res, accept, revision, session);
     exchange.minting = minting;
     exchange.request = request;
+    exchange.traceCarrier = traceCarrier(req.headers);
     res.once("close", () => exchange.closed());
     const s = session;
     // A session whose handshake failed (or whose client left first) was never registered: its quota goes back.

@@ -7,6 +7,7 @@
 import { classify, classifyBatch, type Classification, type InboundFacts } from "../../protocol/classify.js";
 import type { ProtocolCore } from "../../protocol/core.js";
 import { InFlight, type Principal } from "../../protocol/request.js";
+import { traceCarrier } from "../../protocol/telemetry.js";
 import { isId, isObject } from "../../wire/jsonrpc.js";
 import { AuthorizationError } from "./authorization.js";
 import { missingScopes, samePrincipal } from "./principals.js";
@@ -133,6 +134,7 @@ export class PostRoute {
     }
     // The exchange's flight is what a disconnect cancels.
     const exchange = new Exchange(this.t, res, accept, route.revision);
+    exchange.traceCarrier = traceCarrier(post.req.headers);
     const flight = (exchange.flight = new InFlight());
     res.once("close", () => exchange.closed());
     let done: Promise<void> | void;
