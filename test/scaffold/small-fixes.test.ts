@@ -1,0 +1,71 @@
+/**
+ * The smaller things a new user hits in a scaffolded project (issue 21, section 4), each on real files and, where
+ * behaviour must be seen, real processes: --legacy-sse, `npm start` before a build, `npm run dev` keeping legacy
+ * sessions across reloads, the Dockerfile per package manager and auth mode, .env.example, CI with frozen lockfiles,
+ * local green meaning CI green, the warning about revisions no official client speaks, and `create-mcp-server add`.
+ * One project is installed; the others are scaffolded with --no-install and link to its node_modules.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { McpClient, SseClientTransport } from "../../runtime/dist/index.js";
+import { startHttp } from "./deploy.js";
+import { create, expectOk, linkNodeModules, npm, tempDir } from "./support.js";
+
+const work = tempDir("small");
+/** The installed project (basic, both transports): built once, shared by the tests that run a server. */
+const base = join(work, "base");
+/** A project scaffolded without installing, linked to base's node_modules. */
+async function linked(name: string, flags: string[]): Promise<string> {
+  const dir = join(work, name);
+  expectOk(await create([dir, "--yes", "--no-install", "--no-git", ...flags]), `create-mcp-server ${flags.join(" ")}`);
+  linkNodeModules(base, dir);
+  return dir;
+}
+/** A project scaffolded without installing, for its files only. */
+async function filesOf(name: string, flags: string[]): Promise<string> {
+  const dir = join(work, name);
+  expectOk(await create([dir, "--yes", "--no-install", "--no-git", ...flags]), `create-mcp-server ${flags.join(" ")}`);
+  return dir;
+}
+const read = (dir: string, file: string) => readFileSync(join(dir, file), "utf8");
+
+let built: Promise<void>;
+beforeAll(async () => {
+  expectOk(await create([base, "--yes", "--no-git"]), "create-mcp-server (with install)");
+  built = npm(base, ["run", "build"]).then((r) => expectOk(r, "npm run build"));
+  await built;
+}, 300_000);
+
+describe("--legacy-sse", () => {
+  it("serves the 2024-11-05 HTTP+SSE transport at /sse, which an SSE-only client connects to; without it /sse is 404", async () => {
+    const plain = await startHttp(base, []);
+    try {
+      expect((await fetch(plain.url.replace(/\/mcp$/, "/sse"), { headers: { accept: "text/event-stream" } })).status).toBe(404);
+    } finally {
+      plain.child.kill("SIGTERM");
+      await plain.exited;
+    }
+    for (const [args, env] of [
+      [["--legacy-sse"], {}],
+      [[], { MCP_LEGACY_SSE: "1" }],
+    ] as const) {
+      const server = await startHttp(base, [...args], env);
+      try {
+        const client = await new McpClient({ transport: new SseClientTransport(server.url.replace(/\/mcp$/, "/sse")), revision: "2024-11-05" }).connect();
+        try {
+          expect(client.revision).toBe("2024-11-05");
+          expect((await client.callTool("echo", { text: "over HTTP+SSE" })).content).toEqual([{ type: "text", text: "over HTTP+SSE" }]);
+        } finally {
+          await client.close();
+        }
+      } finally {
+        server.child.kill("SIGTERM");
+        expect(await server.exited).toBe(0);
+      }
+    }
+    // The usage and the README name it.
+    expect(read(base, "src/main.ts")).toContain("--legacy-sse");
+    expect(read(base, "README.md")).toMatch(/`--legacy-sse` \(or `MCP_LEGACY_SSE=1`\) also serves the deprecated 2024-11-05 HTTP\+SSE transport/);
+  }, 60_000);
+});
