@@ -69,3 +69,18 @@ describe("--legacy-sse", () => {
     expect(read(base, "README.md")).toMatch(/`--legacy-sse` \(or `MCP_LEGACY_SSE=1`\) also serves the deprecated 2024-11-05 HTTP\+SSE transport/);
   }, 60_000);
 });
+
+describe("npm start before npm run build", () => {
+  it("says in one line to run the build, with no stack trace; once built, start serves", async () => {
+    const dir = await filesOf("unbuilt", ["--transport", "stdio"]);
+    const r = await npm(dir, ["start", "--silent"]);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toBe("dist/src/main.js is missing: run `npm run build` first (mcp.json → generated/, then tsc → dist/)\n");
+    expect(r.stdout).toBe("");
+    // Built, the check lets start through at once: the server answers --version.
+    await built;
+    const ok = await npm(base, ["start", "--silent", "--", "--version"]);
+    expectOk(ok, "npm start -- --version");
+    expect(ok.stdout).toMatch(/^base 0\.1\.0 \(@create-mcp-server\/runtime \d+\.\d+\.\d+/);
+  }, 60_000);
+});
