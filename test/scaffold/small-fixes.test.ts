@@ -5,10 +5,12 @@
  * local green meaning CI green, the warning about revisions no official client speaks, and `create-mcp-server add`.
  * One project is installed; the others are scaffolded with --no-install and link to its node_modules.
  */
-import { readFileSync } from "node:fs";
+import { spawn, type ChildProcess } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
+import { createServer, type AddressInfo } from "node:net";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { McpClient, SseClientTransport } from "../../runtime/dist/index.js";
+import { McpClient, SseClientTransport, StreamableHttpClientTransport } from "../../runtime/dist/index.js";
 import { startHttp } from "./deploy.js";
 import { create, expectOk, linkNodeModules, npm, tempDir } from "./support.js";
 
@@ -83,4 +85,84 @@ describe("npm start before npm run build", () => {
     expectOk(ok, "npm start -- --version");
     expect(ok.stdout).toMatch(/^base 0\.1\.0 \(@create-mcp-server\/runtime \d+\.\d+\.\d+/);
   }, 60_000);
+});
+
+/** Collects a child's output; waitFor resolves when `pattern` appears in what came after `from`. */
+function watchOutput(child: ChildProcess) {
+  let output = "";
+  child.stdout!.on("data", (c: Buffer) => (output += c));
+  child.stderr!.on("data", (c: Buffer) => (output += c));
+  return {
+    get text() {
+      return output;
+    },
+    waitFor(pattern: RegExp, from: number, ms = 120_000): Promise<RegExpExecArray> {
+      return new Promise((resolve, reject) => {
+        const t0 = Date.now();
+        const poll = setInterval(() => {
+          const m = pattern.exec(output.slice(from));
+          if (m) {
+            clearInterval(poll);
+            resolve(m);
+          } else if (Date.now() - t0 > ms || child.exitCode !== null) {
+            clearInterval(poll);
+            reject(new Error(`${pattern} did not appear within ${ms} ms (exit ${child.exitCode}):\n${output.slice(-4000)}`));
+          }
+        }, 100);
+      });
+    },
+  };
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once("error", reject);
+    s.listen(0, "127.0.0.1", () => {
+      const { port } = s.address() as AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+describe("npm run dev", () => {
+  it("keeps a legacy session across the restart after a rebuild, and says so: the same client goes on with the new code", async () => {
+    const dir = await linked("dev", ["--transport", "http"]);
+    const port = await freePort();
+    // Its own process group, so that the whole tree (npm, dev.mjs, tsc, the server) can be ended.
+    const child = spawn("npm", ["run", "dev", "--", "--port", String(port)], {
+      cwd: dir,
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, MCP_SESSION_STORE: "", MCP_REDIS_URL: "" },
+    });
+    const out = watchOutput(child);
+    try {
+      const [, url] = await out.waitFor(/listening (http:\/\/\S+\/mcp)/, 0);
+      expect(out.text).toContain("[dev] legacy sessions (Mcp-Session-Id) are kept across restarts in dist/.dev-sessions.json");
+      const transport = new StreamableHttpClientTransport(url);
+      const client = await new McpClient({ transport, revision: "2025-11-25" }).connect();
+      try {
+        expect((await client.callTool("echo", { text: "before" })).content).toEqual([{ type: "text", text: "before" }]);
+        const session = transport.sessionId;
+        expect(session).toBeTruthy();
+        const mark = out.text.length;
+        const echo = join(dir, "src", "tools", "echo.ts");
+        writeFileSync(echo, read(dir, "src/tools/echo.ts").replace("text }] })", "text: `reloaded: ${text}` }] })"));
+        await out.waitFor(/\[dev\] restart keeps 1 legacy session \(dist\/\.dev-sessions\.json\); open SSE streams end\n[\s\S]*listening http/, mark);
+        // The same client, the same session, the new build.
+        expect((await client.callTool("echo", { text: "after" })).content).toEqual([{ type: "text", text: "reloaded: after" }]);
+        expect(transport.sessionId).toBe(session);
+      } finally {
+        await client.close();
+      }
+    } finally {
+      try {
+        process.kill(-child.pid!, "SIGTERM");
+      } catch {
+        // already gone
+      }
+    }
+    await new Promise<void>((resolve) => (child.exitCode !== null ? resolve() : child.once("exit", () => resolve())));
+  }, 300_000);
 });

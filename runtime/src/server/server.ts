@@ -47,6 +47,7 @@ export { MemoryTaskStore } from "../state/task-store.js";
 export { LocalBus, type MessageBus, type BusMessage } from "../state/bus.js";
 export { MemorySessions, type SessionRecord, type SessionStore, type EventLog, type LoggedEvent } from "../state/sessions.js";
 export { RedisSessions } from "../state/sessions-redis.js";
+export { FileSessions } from "../state/sessions-file.js";
 export { RedisBus, type RedisBusOptions } from "../state/bus-redis.js";
 export { SqliteTaskStore } from "../state/task-store-sqlite.js";
 export { PostgresTaskStore } from "../state/task-store-postgres.js";
