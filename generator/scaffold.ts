@@ -74,6 +74,8 @@ export async function renderProject(o: ResolvedOptions): Promise<RenderedProject
     inspectorCommand: clientConfig(o.name, o.transport, `/path/to/${basename(o.dir)}`).inspector,
     packageManager: o.packageManager,
     npm: o.packageManager === "npm",
+    // The lock file the package manager writes, which the Dockerfile installs exactly (frozen).
+    lockfile: { npm: "package-lock.json", pnpm: "pnpm-lock.yaml", yarn: "yarn.lock" }[o.packageManager],
     pmInstall: pm.installLine,
     pmRun: pm.run,
     pmTest: pm.test,

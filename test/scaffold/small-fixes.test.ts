@@ -11,7 +11,7 @@ import { createServer, type AddressInfo } from "node:net";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { McpClient, SseClientTransport, StreamableHttpClientTransport } from "../../runtime/dist/index.js";
-import { startHttp } from "./deploy.js";
+import { checkDockerfile, startHttp } from "./deploy.js";
 import { create, expectOk, linkNodeModules, npm, tempDir } from "./support.js";
 
 const work = tempDir("small");
@@ -34,7 +34,8 @@ const read = (dir: string, file: string) => readFileSync(join(dir, file), "utf8"
 
 let built: Promise<void>;
 beforeAll(async () => {
-  expectOk(await create([base, "--yes", "--no-git"]), "create-mcp-server (with install)");
+  // With git: the Dockerfile check needs a .git in the build context to leave out.
+  expectOk(await create([base, "--yes"]), "create-mcp-server (with install)");
   built = npm(base, ["run", "build"]).then((r) => expectOk(r, "npm run build"));
   await built;
 }, 300_000);
@@ -165,4 +166,49 @@ describe("npm run dev", () => {
     }
     await new Promise<void>((resolve) => (child.exitCode !== null ? resolve() : child.once("exit", () => resolve())));
   }, 300_000);
+});
+
+describe("the Dockerfile", () => {
+  const LOCKS = { npm: "package-lock.json", pnpm: "pnpm-lock.yaml", yarn: "yarn.lock" };
+  const FROZEN = {
+    npm: ["npm ci --no-audit --no-fund", "npm ci --omit=dev --no-audit --no-fund"],
+    pnpm: ["pnpm install --frozen-lockfile", "pnpm install --prod --frozen-lockfile"],
+    yarn: ["yarn install --frozen-lockfile", "yarn install --production --frozen-lockfile"],
+  };
+  for (const pm of ["npm", "pnpm", "yarn"] as const) {
+    for (const auth of ["none", "oauth"] as const) {
+      it(`${pm}, --auth ${auth}: installs from ${LOCKS[pm]} exactly, says what the server does about authentication, the real shutdown default, a data folder for the node user`, async () => {
+        const dir = await filesOf(`docker-${pm}-${auth}`, ["--transport", "http", "--package-manager", pm, "--auth", auth]);
+        const docker = read(dir, "Dockerfile");
+        const copies = docker.split("\n").filter((l) => /^COPY package\.json/.test(l));
+        expect(copies).toEqual([`COPY package.json ${LOCKS[pm]}* ./`, `COPY package.json ${LOCKS[pm]}* ./`]);
+        for (const other of Object.values(LOCKS).filter((l) => l !== LOCKS[pm])) expect(docker).not.toContain(other);
+        const runs = docker.split("\n").filter((l) => l.startsWith("RUN "));
+        expect(runs.filter((l) => l.startsWith("RUN if "))).toEqual([expect.stringContaining(`then ${FROZEN[pm][0]};`), expect.stringContaining(`then ${FROZEN[pm][1]};`)]);
+        expect(runs).toContain(`RUN ${pm} run build`);
+        if (pm === "pnpm") expect(runs.filter((l) => l === "RUN npm install --global pnpm --no-audit --no-fund")).toHaveLength(2);
+        // The code's default (src/main.ts) is 8000 ms, and the Dockerfile says that.
+        expect(read(dir, "src/main.ts")).toContain("process.env.MCP_SHUTDOWN_TIMEOUT_MS || 8_000");
+        expect(docker).toMatch(/MCP_SHUTDOWN_TIMEOUT_MS, default\n# 8000;/);
+        expect(docker).not.toContain("10000");
+        if (auth === "oauth") {
+          expect(docker).not.toMatch(/no authentication/);
+          expect(docker).toContain("The server is an OAuth 2.1 resource server");
+          expect(docker).toContain("-e MCP_AUTH_ISSUER=");
+        } else expect(docker).toContain("The server has no authentication");
+        // A folder the unprivileged user can write, made before USER switches to it.
+        const lines = docker.split("\n");
+        const mkdir = lines.indexOf("RUN mkdir -p data && chown 1000:1000 data");
+        expect(mkdir).toBeGreaterThan(lines.lastIndexOf("FROM node:20-slim"));
+        expect(lines.indexOf("USER node")).toBeGreaterThan(mkdir);
+        expect(docker).toContain("MCP_TASK_STORE=sqlite:./data/tasks.db");
+        expect(read(dir, "README.md")).toContain("MCP_TASK_STORE=sqlite:./data/tasks.db");
+      });
+    }
+  }
+
+  it("(npm) its steps, run without docker, give an image with a data/ folder owned by the node user, and the image serves", async () => {
+    await built;
+    await checkDockerfile(base);
+  }, 600_000);
 });
