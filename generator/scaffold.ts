@@ -32,11 +32,12 @@ handlebars.registerHelper("eq", (a: unknown, b: unknown) => a === b);
 
 /**
  * Output path of a template file: `.hbs` dropped; `gitignore` → `.gitignore` (npm strips dot-files named so from
- * packages), and `dockerignore` → `.dockerignore` likewise, so that every dot-file of a project is kept the same way.
+ * packages), and `dockerignore` → `.dockerignore`, `env.example` → `.env.example` likewise, so that every dot-file of a
+ * project is kept the same way.
  */
 function outputPath(rel: string): string {
   const path = rel.replace(/\.hbs$/, "");
-  return path.replace(/(^|\/)(gitignore|dockerignore)$/, "$1.$2");
+  return path.replace(/(^|\/)(gitignore|dockerignore|env\.example)$/, "$1.$2");
 }
 
 const PRETTIER_PARSERS: Record<string, string> = { ts: "typescript", mjs: "babel", js: "babel", json: "json", md: "markdown" };

@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { McpClient, SseClientTransport, StreamableHttpClientTransport } from "../../runtime/dist/index.js";
 import { checkDockerfile, startHttp } from "./deploy.js";
-import { create, expectOk, linkNodeModules, npm, tempDir } from "./support.js";
+import { create, expectOk, linkNodeModules, npm, run, tempDir } from "./support.js";
 
 const work = tempDir("small");
 /** The installed project (basic, both transports): built once, shared by the tests that run a server. */
@@ -211,4 +211,32 @@ describe("the Dockerfile", () => {
     await built;
     await checkDockerfile(base);
   }, 600_000);
+});
+
+describe(".env.example and .gitignore", () => {
+  const BASE = ["MCP_LOG_LEVEL", "MCP_REQUEST_STATE_SECRET", "MCP_TASK_STORE", "MCP_DATABASE_URL", "MCP_REDIS_URL", "MCP_REDIS_PREFIX", "MCP_RUNTIME_VALIDATE_RESULTS"];
+  const HTTP = ["PORT", "MCP_LEGACY_SSE", "MCP_ALLOWED_HOSTS", "MCP_SHUTDOWN_TIMEOUT_MS", "MCP_SESSION_STORE"];
+  const cases = [
+    ["stdio", ["--transport", "stdio"], BASE],
+    ["http", ["--transport", "http"], [...BASE, ...HTTP, "MCP_ALLOW_REMOTE"]],
+    ["oauth", ["--transport", "http", "--auth", "oauth"], [...BASE, ...HTTP, "MCP_AUTH_ISSUER", "MCP_PUBLIC_URL", "MCP_AUTH_AUDIENCE", "MCP_AUTH_JWKS_URI"]],
+  ] as const;
+  for (const [name, flags, expected] of cases) {
+    it(`${name}: .env.example names, commented out, every variable the server reads; .env is git-ignored, .env.example is not`, async () => {
+      const dir = join(work, `env-${name}`);
+      expectOk(await create([dir, "--yes", "--no-install", ...flags]), `create-mcp-server ${flags.join(" ")}`);
+      const example = read(dir, ".env.example");
+      const named = [...example.matchAll(/^# ([A-Z][A-Z0-9_]+)=/gm)].map((m) => m[1]);
+      expect(named.sort()).toEqual([...expected].sort());
+      // Nothing is set by copying it: every assignment is commented.
+      expect(example.split("\n").filter((l) => l.trim() && !l.startsWith("#"))).toEqual([]);
+      // Whatever src/main.ts reads is in it, but the flags' defaults it parses and never uses: a stdio server's HTTP
+      // ones, and --allow-remote under OAuth (accepted, changes nothing).
+      const unused = name === "stdio" ? ["PORT", "MCP_ALLOW_REMOTE", "MCP_LEGACY_SSE"] : name === "oauth" ? ["MCP_ALLOW_REMOTE"] : [];
+      for (const [, v] of read(dir, "src/main.ts").matchAll(/process\.env\.([A-Z_]+)/g)) if (!unused.includes(v)) expect(named, v).toContain(v);
+      const ignored = await run("git", ["check-ignore", ".env", ".env.local", ".env.example"], { cwd: dir });
+      expect(ignored.stdout.split("\n").filter(Boolean)).toEqual([".env", ".env.local"]);
+      expect(read(dir, "README.md")).toContain("`.env.example` lists them");
+    });
+  }
 });
