@@ -44,7 +44,7 @@ describe("the package manager", () => {
     expect(r.stdout).toContain("  pnpm run build ");
     expect(r.stdout).toContain("  pnpm start --transport http --port 3000 ");
     const workflow = parseYaml(readFileSync(join(dir, ".github", "workflows", "test.yml"), "utf8"));
-    expect(workflow.jobs.test.steps.map((s: { run?: string }) => s.run).filter(Boolean)).toEqual(["npm install --global pnpm", "pnpm install", "pnpm run lint", "pnpm test"]);
+    expect(workflow.jobs.test.steps.map((s: { run?: string }) => s.run).filter(Boolean)).toEqual(["npm install --global pnpm", "pnpm install --frozen-lockfile", "pnpm run lint", "pnpm test"]);
     expect(readFileSync(join(dir, "README.md"), "utf8")).toContain("`pnpm run <script>`");
 
     const yarn = join(work, "yarn-project");

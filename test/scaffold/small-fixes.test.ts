@@ -9,6 +9,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { createServer, type AddressInfo } from "node:net";
 import { join } from "node:path";
+import { parse as parseYaml } from "yaml";
 import { beforeAll, describe, expect, it } from "vitest";
 import { McpClient, SseClientTransport, StreamableHttpClientTransport } from "../../runtime/dist/index.js";
 import { checkDockerfile, startHttp } from "./deploy.js";
@@ -237,6 +238,21 @@ describe(".env.example and .gitignore", () => {
       const ignored = await run("git", ["check-ignore", ".env", ".env.local", ".env.example"], { cwd: dir });
       expect(ignored.stdout.split("\n").filter(Boolean)).toEqual([".env", ".env.local"]);
       expect(read(dir, "README.md")).toContain("`.env.example` lists them");
+    });
+  }
+});
+
+describe("the CI workflow", () => {
+  const STEPS = {
+    npm: ["npm ci", "npm run lint", "npm test"],
+    pnpm: ["npm install --global pnpm", "pnpm install --frozen-lockfile", "pnpm run lint", "pnpm test"],
+    yarn: ["npm install --global yarn", "yarn install --frozen-lockfile", "yarn run lint", "yarn test"],
+  };
+  for (const pm of ["npm", "pnpm", "yarn"] as const) {
+    it(`${pm}: installs exactly what the lock file says (${STEPS[pm].find((s) => s.includes(" ci") || s.includes("frozen"))})`, async () => {
+      const dir = await filesOf(`ci-${pm}`, ["--package-manager", pm]);
+      const workflow = parseYaml(read(dir, ".github/workflows/test.yml"));
+      expect(workflow.jobs.test.steps.map((s: { run?: string }) => s.run).filter(Boolean)).toEqual(STEPS[pm]);
     });
   }
 });
