@@ -99,7 +99,7 @@ describe("the CI workflow", () => {
     const workflow = parseYaml(readFileSync(join(dir, ".github", "workflows", "test.yml"), "utf8"));
     expect(Object.keys(workflow.on)).toEqual(["push", "pull_request"]);
     const steps: { uses?: string; run?: string; with?: Record<string, unknown> }[] = workflow.jobs.test.steps;
-    expect(steps.map((s) => s.uses ?? s.run)).toEqual(["actions/checkout@v4", "actions/setup-node@v4", "npm install", "npm run lint", "npm test"]);
+    expect(steps.map((s) => s.uses ?? s.run)).toEqual(["actions/checkout@v4", "actions/setup-node@v4", "npm ci", "npm run lint", "npm test"]);
     expect(steps[1].with!["node-version"]).toBe("${{ matrix.node }}");
     expect(workflow.jobs.test.strategy.matrix.node).toEqual([20, 22]);
   });
