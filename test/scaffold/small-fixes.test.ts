@@ -256,3 +256,24 @@ describe("the CI workflow", () => {
     });
   }
 });
+
+describe("local green means CI green", () => {
+  it("npm test checks the formatting as CI's npm run lint does: a misformatted handler fails it, naming the file and npm run format", async () => {
+    const dir = await linked("lint", ["--transport", "stdio"]);
+    const echo = join(dir, "src", "tools", "echo.ts");
+    const original = read(dir, "src/tools/echo.ts");
+    // Valid TypeScript that builds, but not in the project's style (single quotes).
+    writeFileSync(echo, original.replace(/"/g, "'"));
+    const test = await npm(dir, ["test"]);
+    expect(test.status).not.toBe(0);
+    // eslint-disable-next-line no-control-regex -- ESC starts the colour codes prettier prints.
+    const output = (test.stdout + test.stderr).replace(/\x1b\[[0-9;]*m/g, "");
+    expect(output, output).toContain("[warn] src/tools/echo.ts");
+    // The hint after prettier's list, on stderr as it is.
+    expect(test.stderr.replace(/\x1b\[[0-9;]*m/g, "")).toMatch(/\[warn\] src\/tools\/echo\.ts\n[\s\S]*lint: npm run format fixes the files named above\n/);
+    expect(output, "the tests did not run").not.toMatch(/Test Files/);
+    expectOk(await npm(dir, ["run", "format"]), "npm run format");
+    expect(read(dir, "src/tools/echo.ts")).toBe(original);
+    expectOk(await npm(dir, ["run", "lint"]), "npm run lint after format");
+  }, 300_000);
+});
