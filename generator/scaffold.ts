@@ -14,6 +14,7 @@ import { basename, join, relative } from "node:path";
 import Handlebars from "handlebars";
 import { clientConfig, clientConfigLines } from "./client-config.js";
 import { initRepository } from "./git.js";
+import { clientReachWarning } from "./overlay-clients.js";
 import { codegenDependency, runtimeDependency, type RuntimeDependency } from "./dependencies.js";
 import { listFiles } from "./pack.js";
 import { packageManagerCommands } from "./package-manager.js";
@@ -249,6 +250,8 @@ export async function scaffold(dirArg: string | undefined, opts: ScaffoldOptions
     io.out(git.committed ? `✔ Initialized a git repository with a first commit (${git.commit})\n` : `Not initializing git: ${git.reason}\n`);
   }
   io.out(nextSteps(o, o.install));
+  const unreachable = clientReachWarning(o.revisions);
+  if (unreachable) io.err(`create-mcp-server: ${unreachable}\n`);
   return { options: o, files: [...files.keys()], ms };
 }
 

@@ -13,6 +13,7 @@
 import { join } from "node:path";
 import { generatedFiles } from "./emit.js";
 import { ManifestError } from "./errors.js";
+import { clientReachWarning } from "./clients.js";
 import { checkHandlers } from "./handlers-check.js";
 import { loadManifest, projectRoot, readCheckedManifest } from "./manifest.js";
 import type { Manifest } from "./manifest-types.js";
@@ -57,6 +58,10 @@ export async function main(): Promise<void> {
     const root = projectRoot();
     const { summary, manifest } = await generate(root);
     process.stdout.write(`${summary}\n`);
+    // A warning, not a mistake: the server works, for clients that speak what it serves.
+    // No "revisions": every revision the runtime knows, the legacy ones included.
+    const unreachable = manifest.revisions && clientReachWarning(manifest.revisions);
+    if (unreachable) process.stderr.write(`${unreachable}\n`);
     // After generated/ is written: a new handler is typed by the interface just generated for it.
     if (checkHandlers(root, manifest)) process.exitCode = 1;
   } catch (err) {

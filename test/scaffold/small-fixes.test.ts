@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { parse as parseYaml } from "yaml";
 import { beforeAll, describe, expect, it } from "vitest";
 import { McpClient, SseClientTransport, StreamableHttpClientTransport } from "../../runtime/dist/index.js";
+import { ROOT } from "../helpers.js";
 import { checkDockerfile, startHttp } from "./deploy.js";
 import { create, expectOk, linkNodeModules, npm, run, tempDir } from "./support.js";
 
@@ -276,4 +277,45 @@ describe("local green means CI green", () => {
     expect(read(dir, "src/tools/echo.ts")).toBe(original);
     expectOk(await npm(dir, ["run", "lint"]), "npm run lint after format");
   }, 300_000);
+});
+
+describe("served revisions that today's official clients do not speak", () => {
+  it("the list of what they speak is the installed SDKs' own (1.x SUPPORTED_PROTOCOL_VERSIONS, 2.x by default), in the scaffolder and the codegen alike", async () => {
+    const known = (JSON.parse(readFileSync(join(ROOT, "out", "rules.json"), "utf8")) as { revisions: { id: string }[] }).revisions.map((r) => r.id);
+    const sdk1 = (await import("@modelcontextprotocol/sdk/types.js")).SUPPORTED_PROTOCOL_VERSIONS as string[];
+    const sdk2 = (await import("@modelcontextprotocol/client")).SUPPORTED_PROTOCOL_VERSIONS as string[];
+    const published = (list: string[]) => list.filter((r) => known.includes(r)).sort();
+    expect(published(sdk1)).toEqual(["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"]);
+    expect(published(sdk2)).toEqual(published(sdk1));
+    const { OFFICIAL_CLIENT_REVISIONS: scaffolder } = await import("../../generator/overlay-clients.js");
+    const { OFFICIAL_CLIENT_REVISIONS: codegen } = await import("../../codegen/src/clients.js");
+    expect([...scaffolder]).toEqual(published(sdk1));
+    expect([...codegen]).toEqual(published(sdk1));
+  });
+
+  it("scaffolding --revisions 2026-07-28 warns, naming what the clients speak; with a legacy revision too it does not", async () => {
+    const only = await create([join(work, "modern-only"), "--yes", "--no-install", "--no-git", "--revisions", "2026-07-28"]);
+    expectOk(only, "create-mcp-server --revisions 2026-07-28");
+    expect(only.stderr).toBe(
+      'create-mcp-server: warning: --revisions 2026-07-28 has none that the official TypeScript SDK\'s clients speak by default today (SDK 1.x: 2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25; SDK 2.x: the same, and 2026-07-28 only when the client opts in), so they cannot connect: add one of those (--revisions, or "revisions" in mcp.json)\n',
+    );
+    const both = await create([join(work, "modern-and-legacy"), "--yes", "--no-install", "--no-git", "--revisions", "2025-11-25,2026-07-28"]);
+    expectOk(both, "create-mcp-server --revisions 2025-11-25,2026-07-28");
+    expect(both.stderr).toBe("");
+  });
+
+  it("npm run generate warns the same way (exit 0), and not once mcp.json serves a revision they speak", async () => {
+    const dir = await linked("generate-modern", ["--revisions", "2026-07-28"]);
+    const warned = await npm(dir, ["run", "generate"]);
+    expectOk(warned, "npm run generate");
+    expect(warned.stderr).toContain(
+      "generate: warning: mcp.json's \"revisions\" (2026-07-28) has none that the official TypeScript SDK's clients speak by default today (SDK 1.x: 2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25; SDK 2.x: the same, and 2026-07-28 only when the client opts in): add one of those for them to connect\n",
+    );
+    const manifest = JSON.parse(read(dir, "mcp.json"));
+    manifest.revisions = ["2025-06-18", "2026-07-28"];
+    writeFileSync(join(dir, "mcp.json"), JSON.stringify(manifest, null, 2));
+    const quiet = await npm(dir, ["run", "generate"]);
+    expectOk(quiet, "npm run generate");
+    expect(quiet.stderr).not.toContain("warning");
+  }, 120_000);
 });
