@@ -191,7 +191,7 @@ export function nextSteps(o: ResolvedOptions, installed: boolean): string {
     lines.push(`  MCP_AUTH_ISSUER=https://auth.example.com ${pm.start} ${pm.argsSeparator}--transport http   # tokens of that issuer, for http://127.0.0.1:3000/mcp`);
   else if (o.transport !== "stdio") lines.push(`  ${pm.start} ${pm.argsSeparator}--transport http --port 3000   # serve Streamable HTTP at http://127.0.0.1:3000/mcp`);
   lines.push(`${pad(`${pm.run} dev`)}# regenerate, type-check and rebuild on every change${o.transport === "stdio" ? ", with the MCP Inspector" : ", restarting the HTTP server"}`);
-  lines.push(``, `Add a tool: declare it in mcp.json, run \`${pm.run} generate\`, implement src/tools/<name>.ts, \`${pm.run} build\`.`, ``);
+  lines.push(``, `Add a tool: \`npx create-mcp-server add tool <name>\` (mcp.json, src/tools/<name>.ts and a test), implement it, \`${pm.test}\`.`, ``);
   lines.push(...clientConfigLines(o.name, o.transport, o.dir, pm));
   return lines.join("\n") + "\n";
 }

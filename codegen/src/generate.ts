@@ -52,9 +52,17 @@ export async function generate(root: string): Promise<GenerateResult> {
   return { summary, manifest: m };
 }
 
-/** The command: generate in the project found from the working directory; mistakes are lines on stderr and exit code 1. */
-export async function main(): Promise<void> {
+/**
+ * The command: generate in the project found from the working directory; `add tool|prompt|resource NAME` declares one
+ * first (add.ts). Mistakes are lines on stderr and exit code 1.
+ */
+export async function main(args: readonly string[] = process.argv.slice(2)): Promise<void> {
   try {
+    if (args[0] === "add") {
+      const { add } = await import("./add.js");
+      for (const line of await add(args.slice(1))) process.stdout.write(`${line}\n`);
+      return;
+    }
     const root = projectRoot();
     const { summary, manifest } = await generate(root);
     process.stdout.write(`${summary}\n`);

@@ -319,3 +319,53 @@ describe("served revisions that today's official clients do not speak", () => {
     expect(quiet.stderr).not.toContain("warning");
   }, 120_000);
 });
+
+describe("create-mcp-server add tool|prompt|resource NAME", () => {
+  it("writes the formatted mcp.json entry, the handler stub and a test, regenerates; the project builds, lints and its new tests pass; a taken or invalid name is refused in one line", async () => {
+    const dir = await linked("add", []);
+    const tool = await create(["add", "tool", "get_weather"], dir);
+    expectOk(tool, "create-mcp-server add tool get_weather");
+    expect(tool.stdout.split("\n")[0]).toBe('Added tool "get_weather": mcp.json, src/tools/get_weather.ts, test/tools/get_weather.test.ts');
+    expect(tool.stdout).toMatch(/\ngenerated\/: \d+ files from mcp\.json \(4 tools, 1 prompt, 2 resources\)/);
+    const manifest = JSON.parse(read(dir, "mcp.json"));
+    expect(manifest.tools.at(-1)).toEqual({
+      name: "get_weather",
+      description: "TODO: what get_weather does.",
+      inputSchema: { type: "object", properties: {}, additionalProperties: false },
+    });
+    expect(read(dir, "src/tools/get_weather.ts")).toBe(
+      'import type { GetWeatherTool } from "../../generated/handlers.js";\n\n/** TODO: what get_weather does. */\nexport const handler: GetWeatherTool = (args, ctx) => ({ content: [{ type: "text", text: "…" }] });\n',
+    );
+    expect(read(dir, "test/tools/get_weather.test.ts")).toContain('await get().client.callTool("get_weather", {});');
+    expectOk(await create(["add", "prompt", "plan-trip"], dir), "add prompt");
+    expect(JSON.parse(read(dir, "mcp.json")).prompts.at(-1)).toEqual({ name: "plan-trip", description: "TODO: what plan-trip does.", arguments: [] });
+    expect(read(dir, "src/prompts/plan-trip.ts")).toContain('export const get: PlanTripPrompt["get"] = (args, ctx) => ({ messages: [] });');
+    expectOk(await create(["add", "resource", "forecast"], join(dir, "src")), "add resource (from a folder of the project)");
+    expect(JSON.parse(read(dir, "mcp.json")).resources.at(-1)).toEqual({ uri: "app://forecast", name: "forecast", description: "TODO: what forecast does.", mimeType: "text/plain" });
+
+    const before = read(dir, "mcp.json");
+    for (const [args, line] of [
+      [["tool", "echo"], 'add: mcp.json already declares tool "echo"'],
+      [["resource", "greeting"], 'add: mcp.json already declares a resource or resource template "greeting"'],
+      [["tool", "has space"], 'add: "has space" is not a valid tool name: 1-128 characters of A-Z, a-z, 0-9, _, - and .'],
+      [["widget", "x"], 'add: unknown kind "widget": add tool|prompt|resource NAME'],
+    ] as const) {
+      const r = await create(["add", ...args], dir);
+      expect([r.status, r.stdout, r.stderr], args.join(" ")).toEqual([1, "", `${line}\n`]);
+    }
+    expect(read(dir, "mcp.json"), "a refusal writes nothing").toBe(before);
+
+    // What CI runs passes: the build, the formatting check, and the new tests (in every revision served).
+    expectOk(await npm(dir, ["run", "build"]), "npm run build");
+    expectOk(await npm(dir, ["run", "lint"]), "npm run lint");
+    const tests = await npm(dir, ["exec", "--", "vitest", "run", "test/tools", "test/prompts", "test/resources"]);
+    expectOk(tests, "the added tests");
+    // eslint-disable-next-line no-control-regex -- ESC starts the colour codes vitest prints.
+    expect(tests.stdout.replace(/\x1b\[[0-9;]*m/g, "")).toMatch(/Test Files\s+3 passed \(3\)/);
+  }, 300_000);
+
+  it("outside a project it says so in one line", async () => {
+    const r = await create(["add", "tool", "x"], work);
+    expect([r.status, r.stderr]).toEqual([1, `create-mcp-server: add: no mcp.json in ${work} or above: run it inside a project made by create-mcp-server\n`]);
+  });
+});
