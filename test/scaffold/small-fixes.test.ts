@@ -33,6 +33,8 @@ async function filesOf(name: string, flags: string[]): Promise<string> {
   return dir;
 }
 const read = (dir: string, file: string) => readFileSync(join(dir, file), "utf8");
+// eslint-disable-next-line no-control-regex -- ESC starts the colour codes prettier and vitest print.
+const plain = (text: string) => text.replace(/\x1b\[[0-9;]*m/g, "");
 
 let built: Promise<void>;
 beforeAll(async () => {
@@ -267,11 +269,10 @@ describe("local green means CI green", () => {
     writeFileSync(echo, original.replace(/"/g, "'"));
     const test = await npm(dir, ["test"]);
     expect(test.status).not.toBe(0);
-    // eslint-disable-next-line no-control-regex -- ESC starts the colour codes prettier prints.
-    const output = (test.stdout + test.stderr).replace(/\x1b\[[0-9;]*m/g, "");
+    const output = plain(test.stdout + test.stderr);
     expect(output, output).toContain("[warn] src/tools/echo.ts");
     // The hint after prettier's list, on stderr as it is.
-    expect(test.stderr.replace(/\x1b\[[0-9;]*m/g, "")).toMatch(/\[warn\] src\/tools\/echo\.ts\n[\s\S]*lint: npm run format fixes the files named above\n/);
+    expect(plain(test.stderr)).toMatch(/\[warn\] src\/tools\/echo\.ts\n[\s\S]*lint: npm run format fixes the files named above\n/);
     expect(output, "the tests did not run").not.toMatch(/Test Files/);
     expectOk(await npm(dir, ["run", "format"]), "npm run format");
     expect(read(dir, "src/tools/echo.ts")).toBe(original);
@@ -360,8 +361,7 @@ describe("create-mcp-server add tool|prompt|resource NAME", () => {
     expectOk(await npm(dir, ["run", "lint"]), "npm run lint");
     const tests = await npm(dir, ["exec", "--", "vitest", "run", "test/tools", "test/prompts", "test/resources"]);
     expectOk(tests, "the added tests");
-    // eslint-disable-next-line no-control-regex -- ESC starts the colour codes vitest prints.
-    expect(tests.stdout.replace(/\x1b\[[0-9;]*m/g, "")).toMatch(/Test Files\s+3 passed \(3\)/);
+    expect(plain(tests.stdout)).toMatch(/Test Files\s+3 passed \(3\)/);
   }, 300_000);
 
   it("outside a project it says so in one line", async () => {
