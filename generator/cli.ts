@@ -219,7 +219,8 @@ function firstOperand(program: Command, args: string[]): string | undefined {
 function refuseMistypedCommand(program: Command, args: string[]): void {
   const word = firstOperand(program, args);
   if (!word || word.includes("/") || COMMANDS.includes(word)) return;
-  const near = COMMANDS.find((c) => editDistance(c, word) <= 2);
+  // Two edits of a three-letter command reach ordinary project names (`app`, `api` from `add`): one there.
+  const near = COMMANDS.find((c) => editDistance(c, word) <= (c.length <= 3 ? 1 : 2));
   if (near && !existsSync(word)) fail(`'${word}' is not a command (did you mean '${near}'?); to create a project with that name, pass ./${word}`);
 }
 

@@ -82,7 +82,7 @@ describe("npm start before npm run build", () => {
     const dir = await filesOf("unbuilt", ["--transport", "stdio"]);
     const r = await npm(dir, ["start", "--silent"]);
     expect(r.status).toBe(1);
-    expect(r.stderr).toBe("dist/src/main.js is missing: run `npm run build` first (mcp.json → generated/, then tsc → dist/)\n");
+    expect(r.stderr).toBe("dist/src/main.js is missing: run npm run build first (mcp.json to generated/, then tsc to dist/)\n");
     expect(r.stdout).toBe("");
     // Built, the check lets start through at once: the server answers --version.
     await built;
@@ -363,6 +363,15 @@ describe("create-mcp-server add tool|prompt|resource NAME", () => {
     expectOk(tests, "the added tests");
     expect(plain(tests.stdout)).toMatch(/Test Files\s+3 passed \(3\)/);
   }, 300_000);
+
+  it("`ad` is taken for `add`, but a project named `app` or `api` is still a project", async () => {
+    const cwd = join(work, "names");
+    const { mkdirSync } = await import("node:fs");
+    mkdirSync(cwd);
+    const typo = await create(["ad", "tool", "x"], cwd);
+    expect([typo.status, typo.stderr]).toEqual([1, "create-mcp-server: 'ad' is not a command (did you mean 'add'?); to create a project with that name, pass ./ad\n"]);
+    for (const name of ["app", "api"]) expectOk(await create([name, "--yes", "--no-install", "--no-git"], cwd), `create-mcp-server ${name}`);
+  });
 
   it("outside a project it says so in one line", async () => {
     const r = await create(["add", "tool", "x"], work);
