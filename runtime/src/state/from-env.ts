@@ -90,13 +90,21 @@ export function makeTaskStore(settings: TaskStoreSettings): TaskStore {
  */
 export function makeSharedSessions(given: (SessionStore & EventLog) | undefined): (SessionStore & EventLog) | undefined {
   if (given) return given;
-  const named = readEnv("MCP_SESSION_STORE");
-  if (named) {
-    if (!named.startsWith("file:") || named.length === "file:".length) throw new TypeError(`MCP_SESSION_STORE=${named}: expected file:<path> (or unset: memory, or Redis with MCP_REDIS_URL)`);
-    return new FileSessions(named.slice("file:".length));
-  }
+  const file = sessionFile(undefined);
+  if (file) return new FileSessions(file);
   const url = readEnv("MCP_REDIS_URL");
   return url ? new RedisSessions(url, { prefix: readEnv("MCP_REDIS_PREFIX") }) : undefined;
+}
+
+/**
+ * The session file env MCP_SESSION_STORE names (`file:<path>`), unless `given` (a store in the options) wins; checked
+ * at start: another value throws TypeError naming the setting.
+ */
+export function sessionFile(given: (SessionStore & EventLog) | undefined): string | undefined {
+  const named = given ? undefined : readEnv("MCP_SESSION_STORE");
+  if (!named) return undefined;
+  if (!named.startsWith("file:") || named.length === "file:".length) throw new TypeError(`MCP_SESSION_STORE=${named}: expected file:<path> (or unset: memory, or Redis with MCP_REDIS_URL)`);
+  return named.slice("file:".length);
 }
 
 /** The message bus: `given`, else a RedisBus when env MCP_REDIS_URL is set (key prefix MCP_REDIS_PREFIX), else this process only. */
