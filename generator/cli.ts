@@ -3,6 +3,7 @@
  *
  *   create-mcp-server [dir] [--template …]   scaffold a server project (generator/scaffold.ts)
  *   create-mcp-server upgrade                in a project: new runtime, new revisions, re-rendered files (generator/upgrade.ts)
+ *   create-mcp-server add tool|prompt|resource NAME   in a project: declare one, its handler and test (generator/add-feature.ts)
  *   create-mcp-server generate [--check]     schemas → out/
  *   create-mcp-server schemas sync           fetch and verify the pinned schemas, spec pages and examples
  *   create-mcp-server schemas pin            (maintainers) re-pin the spec pages and examples from a mirror
@@ -82,6 +83,23 @@ export function buildProgram(): Command {
     .action(async (opts: { runtime?: string; addRevisions?: boolean; install: boolean; dir?: string }) => {
       const { upgradeCommand } = await import("./upgrade.js");
       await upgradeCommand(opts);
+    });
+
+  program
+    .command("add <kind> <name>")
+    .description(
+      "run inside a project: declare a tool, prompt or resource (kind: tool, prompt or resource) in mcp.json, write its handler file and a test to start from, and regenerate; an existing or invalid name is refused",
+    )
+    .option("--dir <dir>", "the project (default: the current directory or the nearest one above with an mcp.json)")
+    .action(async (kind: string, name: string, opts: { dir?: string }) => {
+      const { addCommand } = await import("./add-feature.js");
+      const { ScaffoldError } = await import("./scaffold-options.js");
+      try {
+        process.exitCode = addCommand(kind, name, opts);
+      } catch (err) {
+        if (err instanceof ScaffoldError) fail(err.message);
+        throw err;
+      }
     });
 
   const schemas = program.command("schemas").description("manage the pinned official schemas");
@@ -177,7 +195,7 @@ export function buildProgram(): Command {
   return program;
 }
 
-const COMMANDS = ["generate", "upgrade", "schemas", "rules", "help"];
+const COMMANDS = ["generate", "upgrade", "add", "schemas", "rules", "help"];
 
 /**
  * The word commander takes as the command or the project directory: the first argument that is neither one of the
@@ -202,7 +220,8 @@ function firstOperand(program: Command, args: string[]): string | undefined {
 function refuseMistypedCommand(program: Command, args: string[]): void {
   const word = firstOperand(program, args);
   if (!word || word.includes("/") || COMMANDS.includes(word)) return;
-  const near = COMMANDS.find((c) => editDistance(c, word) <= 2);
+  // Two edits of a three-letter command reach ordinary project names (`app`, `api` from `add`): one there.
+  const near = COMMANDS.find((c) => editDistance(c, word) <= (c.length <= 3 ? 1 : 2));
   if (near && !existsSync(word)) fail(`'${word}' is not a command (did you mean '${near}'?); to create a project with that name, pass ./${word}`);
 }
 

@@ -34,6 +34,11 @@ export interface PackageManagerCommands {
   installFresh: string[];
   /** What a user types: `npm install`, `pnpm install`, `yarn`. */
   installLine: string;
+  /**
+   * The install of a clean checkout, exactly as the lock file says, failing when it is missing or out of date with
+   * package.json: `npm ci`, `pnpm install --frozen-lockfile`, `yarn install --frozen-lockfile` (CI, images).
+   */
+  frozenLine: string;
   /** `npm run`, `pnpm run`, `yarn run`: followed by a script name. */
   run: string;
   /** `npm test`, `npm start` etc.: the scripts every package manager runs without `run`. */
@@ -52,14 +57,35 @@ export function packageManagerCommands(pm: PackageManager, platform: NodeJS.Plat
         install: ["install", "--no-audit", "--no-fund", "--prefer-offline"],
         installFresh: ["install", "--no-audit", "--no-fund", "--prefer-online"],
         installLine: "npm install",
+        frozenLine: "npm ci",
         run: "npm run",
         test: "npm test",
         start: "npm start",
         argsSeparator: "-- ",
       };
     case "pnpm":
-      return { bin, install: ["install"], installFresh: ["install"], installLine: "pnpm install", run: "pnpm run", test: "pnpm test", start: "pnpm start", argsSeparator: "" };
+      return {
+        bin,
+        install: ["install"],
+        installFresh: ["install"],
+        installLine: "pnpm install",
+        frozenLine: "pnpm install --frozen-lockfile",
+        run: "pnpm run",
+        test: "pnpm test",
+        start: "pnpm start",
+        argsSeparator: "",
+      };
     case "yarn":
-      return { bin, install: ["install"], installFresh: ["install"], installLine: "yarn install", run: "yarn run", test: "yarn test", start: "yarn start", argsSeparator: "" };
+      return {
+        bin,
+        install: ["install"],
+        installFresh: ["install"],
+        installLine: "yarn install",
+        frozenLine: "yarn install --frozen-lockfile",
+        run: "yarn run",
+        test: "yarn test",
+        start: "yarn start",
+        argsSeparator: "",
+      };
   }
 }

@@ -13,6 +13,7 @@
 import { join } from "node:path";
 import { generatedFiles } from "./emit.js";
 import { ManifestError } from "./errors.js";
+import { clientReachWarning } from "./clients.js";
 import { checkHandlers } from "./handlers-check.js";
 import { loadManifest, projectRoot, readCheckedManifest } from "./manifest.js";
 import type { Manifest } from "./manifest-types.js";
@@ -51,12 +52,24 @@ export async function generate(root: string): Promise<GenerateResult> {
   return { summary, manifest: m };
 }
 
-/** The command: generate in the project found from the working directory; mistakes are lines on stderr and exit code 1. */
-export async function main(): Promise<void> {
+/**
+ * The command: generate in the project found from the working directory; `add tool|prompt|resource NAME` declares one
+ * first (add.ts). Mistakes are lines on stderr and exit code 1.
+ */
+export async function main(args: readonly string[] = process.argv.slice(2)): Promise<void> {
   try {
+    if (args[0] === "add") {
+      const { add } = await import("./add.js");
+      for (const line of await add(args.slice(1))) process.stdout.write(`${line}\n`);
+      return;
+    }
     const root = projectRoot();
     const { summary, manifest } = await generate(root);
     process.stdout.write(`${summary}\n`);
+    // A warning, not a mistake: the server works, for clients that speak what it serves.
+    // No "revisions": every revision the runtime knows, the legacy ones included.
+    const unreachable = manifest.revisions && clientReachWarning(manifest.revisions);
+    if (unreachable) process.stderr.write(`${unreachable}\n`);
     // After generated/ is written: a new handler is typed by the interface just generated for it.
     if (checkHandlers(root, manifest)) process.exitCode = 1;
   } catch (err) {

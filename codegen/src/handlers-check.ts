@@ -9,7 +9,7 @@ import type { Manifest } from "./manifest-types.js";
 import { fileName, pascal } from "./names.js";
 import { listFiles } from "./writer.js";
 
-type Kind = "tool" | "prompt" | "resource" | "resource template";
+export type Kind = "tool" | "prompt" | "resource" | "resource template";
 
 interface Declared {
   kind: Kind;
@@ -19,7 +19,7 @@ interface Declared {
 }
 
 /** A one-line handler to start from, typed by the generated interface. */
-function stub(kind: Kind, P: string, structured: boolean): string {
+export function stub(kind: Kind, P: string, structured: boolean): string {
   switch (kind) {
     case "tool":
       return structured
@@ -35,7 +35,7 @@ function stub(kind: Kind, P: string, structured: boolean): string {
   }
 }
 
-const TYPE_SUFFIX: Record<Kind, string> = { tool: "Tool", prompt: "Prompt", resource: "Resource", "resource template": "ResourceTemplate" };
+export const TYPE_SUFFIX: Record<Kind, string> = { tool: "Tool", prompt: "Prompt", resource: "Resource", "resource template": "ResourceTemplate" };
 
 /**
  * Report, on stderr, each declared handler file that is missing and each handler of a declaration that is gone.

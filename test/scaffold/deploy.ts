@@ -270,7 +270,9 @@ export async function checkDockerfile(context: string): Promise<void> {
   const final = stages.at(-1)!;
   const app = join(final.root, final.workdir);
   // The image holds what runs, nothing else: no sources, no generated/, no devDependencies.
-  expect(readdirSync(app).sort()).toEqual(["dist", "node_modules", "package.json"]);
+  expect(readdirSync(app).sort()).toEqual(["data", "dist", "node_modules", "package.json"]);
+  // data/ is the one folder the `node` user (uid 1000 in the official image) may write: empty, and its own.
+  expect([readdirSync(join(app, "data")), statSync(join(app, "data")).uid]).toEqual([[], 1000]);
   // npm ci --omit=dev: no devDependency, so none of the code generator (its package, prettier, json-schema-to-typescript).
   for (const dev of ["typescript", "@create-mcp-server/codegen", "prettier", "json-schema-to-typescript"]) expect(existsSync(join(app, "node_modules", dev)), dev).toBe(false);
   expect(existsSync(join(app, "node_modules", "@create-mcp-server", "runtime", "package.json"))).toBe(true);

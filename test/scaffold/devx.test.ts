@@ -44,7 +44,7 @@ describe("the package manager", () => {
     expect(r.stdout).toContain("  pnpm run build ");
     expect(r.stdout).toContain("  pnpm start --transport http --port 3000 ");
     const workflow = parseYaml(readFileSync(join(dir, ".github", "workflows", "test.yml"), "utf8"));
-    expect(workflow.jobs.test.steps.map((s: { run?: string }) => s.run).filter(Boolean)).toEqual(["npm install --global pnpm", "pnpm install", "pnpm run lint", "pnpm test"]);
+    expect(workflow.jobs.test.steps.map((s: { run?: string }) => s.run).filter(Boolean)).toEqual(["npm install --global pnpm", "pnpm install --frozen-lockfile", "pnpm run lint", "pnpm test"]);
     expect(readFileSync(join(dir, "README.md"), "utf8")).toContain("`pnpm run <script>`");
 
     const yarn = join(work, "yarn-project");
@@ -99,7 +99,7 @@ describe("the CI workflow", () => {
     const workflow = parseYaml(readFileSync(join(dir, ".github", "workflows", "test.yml"), "utf8"));
     expect(Object.keys(workflow.on)).toEqual(["push", "pull_request"]);
     const steps: { uses?: string; run?: string; with?: Record<string, unknown> }[] = workflow.jobs.test.steps;
-    expect(steps.map((s) => s.uses ?? s.run)).toEqual(["actions/checkout@v4", "actions/setup-node@v4", "npm install", "npm run lint", "npm test"]);
+    expect(steps.map((s) => s.uses ?? s.run)).toEqual(["actions/checkout@v4", "actions/setup-node@v4", "npm ci", "npm run lint", "npm test"]);
     expect(steps[1].with!["node-version"]).toBe("${{ matrix.node }}");
     expect(workflow.jobs.test.strategy.matrix.node).toEqual([20, 22]);
   });

@@ -13,7 +13,7 @@ import type { TaskStore } from "../state/task-store.js";
 import type { MessageBus } from "../state/bus.js";
 import type { EventLog, SessionStore } from "../state/sessions.js";
 import { RequestStateCodec } from "../state/request-state.js";
-import { checkRedisBus, makeSharedSessions, makeTaskStore, redisUrl, requestStateCodec, taskStoreChoice } from "../state/from-env.js";
+import { checkRedisBus, makeSharedSessions, makeTaskStore, redisUrl, requestStateCodec, sessionFile, taskStoreChoice } from "../state/from-env.js";
 import { readEnv } from "../state/env.js";
 import type { CompiledTool, Registry, TemplateEntry } from "./registry.js";
 import type { PromptDefinition, ResourceDefinition, ResourceTemplateDefinition, ServerEvent, ServerHandle, ServerOptions, ToolDefinition } from "./types.js";
@@ -47,6 +47,7 @@ export { MemoryTaskStore } from "../state/task-store.js";
 export { LocalBus, type MessageBus, type BusMessage } from "../state/bus.js";
 export { MemorySessions, type SessionRecord, type SessionStore, type EventLog, type LoggedEvent } from "../state/sessions.js";
 export { RedisSessions } from "../state/sessions-redis.js";
+export { FileSessions } from "../state/sessions-file.js";
 export { RedisBus, type RedisBusOptions } from "../state/bus-redis.js";
 export { SqliteTaskStore } from "../state/task-store-sqlite.js";
 export { PostgresTaskStore } from "../state/task-store-postgres.js";
@@ -97,6 +98,7 @@ export class McpServer implements Registry, ServerHandle {
     this.stateCodec = requestStateCodec(this.options.requestStateSecret);
     this.validateResults = options.validateResults ?? readEnv("MCP_RUNTIME_VALIDATE_RESULTS") === "1";
     checkRedisBus(options.bus);
+    sessionFile(options.sessions);
     this.taskOptions = resolveTaskOptions(options.tasks);
     // A task store that cannot be made is said at start (the store itself is made, and connects, on first use).
     const tasksIn = taskStoreChoice(this.taskOptions).kind;

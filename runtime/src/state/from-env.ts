@@ -1,6 +1,6 @@
 /**
  * The stores a server's options name, else its environment: the task store (`MCP_TASK_STORE`, `MCP_DATABASE_URL`),
- * the message bus and the legacy session store (`MCP_REDIS_URL`, `MCP_REDIS_PREFIX`), the requestState secret
+ * the message bus and the legacy session store (`MCP_REDIS_URL`, `MCP_REDIS_PREFIX`; `MCP_SESSION_STORE=file:<path>`), the requestState secret
  * (`MCP_REQUEST_STATE_SECRET`). Options passed in code always take precedence over the environment. Each check
  * throws TypeError naming the setting at start, so that a wrong one stops the start, not the first request.
  */
@@ -10,6 +10,7 @@ import { MemoryTaskStore, type TaskStore } from "./task-store.js";
 import { LocalBus, type MessageBus } from "./bus.js";
 import type { EventLog, SessionStore } from "./sessions.js";
 import { RedisSessions } from "./sessions-redis.js";
+import { FileSessions } from "./sessions-file.js";
 import { RedisBus } from "./bus-redis.js";
 import { loadRedis } from "./redis.js";
 import { SqliteTaskStore } from "./task-store-sqlite.js";
@@ -82,12 +83,28 @@ export function makeTaskStore(settings: TaskStoreSettings): TaskStore {
 }
 
 /**
- * The legacy session store and event log shared by a server's processes: `given`, else (env MCP_REDIS_URL) Redis,
- * else none (each process keeps its own sessions in memory).
+ * The legacy session store and event log shared by a server's processes: `given`, else (env
+ * `MCP_SESSION_STORE=file:<path>`) a file that one restarting process keeps them in (`npm run dev`), else (env
+ * MCP_REDIS_URL) Redis, else none (each process keeps its own sessions in memory). Throws TypeError on another
+ * MCP_SESSION_STORE value, or a session file that cannot be written.
  */
 export function makeSharedSessions(given: (SessionStore & EventLog) | undefined): (SessionStore & EventLog) | undefined {
-  const url = given ? undefined : readEnv("MCP_REDIS_URL");
-  return given ?? (url ? new RedisSessions(url, { prefix: readEnv("MCP_REDIS_PREFIX") }) : undefined);
+  if (given) return given;
+  const file = sessionFile(undefined);
+  if (file) return new FileSessions(file);
+  const url = readEnv("MCP_REDIS_URL");
+  return url ? new RedisSessions(url, { prefix: readEnv("MCP_REDIS_PREFIX") }) : undefined;
+}
+
+/**
+ * The session file env MCP_SESSION_STORE names (`file:<path>`), unless `given` (a store in the options) wins; checked
+ * at start: another value throws TypeError naming the setting.
+ */
+export function sessionFile(given: (SessionStore & EventLog) | undefined): string | undefined {
+  const named = given ? undefined : readEnv("MCP_SESSION_STORE");
+  if (!named) return undefined;
+  if (!named.startsWith("file:") || named.length === "file:".length) throw new TypeError(`MCP_SESSION_STORE=${named}: expected file:<path> (or unset: memory, or Redis with MCP_REDIS_URL)`);
+  return named.slice("file:".length);
 }
 
 /** The message bus: `given`, else a RedisBus when env MCP_REDIS_URL is set (key prefix MCP_REDIS_PREFIX), else this process only. */

@@ -3,12 +3,14 @@
 //   - mcp.json changes: `npm run generate` (generated/ follows the manifest);
 //   - src/ or generated/ changes: `tsc --watch` type-checks and rebuilds dist/; code with type errors never runs;
 //   - a project that serves HTTP: the server (`node dist/src/main.js --transport http`, plus the arguments after
-//     `--`, e.g. `npm run dev -- --port 3001`) restarts after each build without errors;
+//     `--`, e.g. `npm run dev -- --port 3001`) restarts after each build without errors, keeping its legacy sessions
+//     (Mcp-Session-Id) in dist/.dev-sessions.json (MCP_SESSION_STORE=file:…), so a connected client goes on with
+//     its session; only its open SSE streams end, and the client reopens them;
 //   - a stdio-only project: a stdio client starts the server itself, so the MCP Inspector is started once against
 //     dist/src/main.js, and each (re)connection in it runs the latest build. `--no-inspector` (or
 //     MCP_DEV_INSPECTOR=0) leaves it out.
 import { spawn, spawnSync } from "node:child_process";
-import { readFileSync, watch } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, watch } from "node:fs";
 import { delimiter, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -43,6 +45,20 @@ function generate() {
 }
 
 // ---- the server (HTTP projects) ----
+// Legacy sessions live in the server's memory: each restart would drop them all (the client's next request: 404, and
+// it must initialize again). A session file carries them over to the next process, unless a store is configured.
+const SESSIONS = join(ROOT, "dist", ".dev-sessions.json");
+const keepSessions = http && !process.env.MCP_SESSION_STORE && !process.env.MCP_REDIS_URL;
+if (keepSessions) env.MCP_SESSION_STORE = `file:${SESSIONS}`;
+/** How many unexpired sessions the session file holds. */
+function keptSessions() {
+  try {
+    const now = Date.now();
+    return Object.values(JSON.parse(readFileSync(SESSIONS, "utf8"))).filter((s) => s.until >= now).length;
+  } catch {
+    return 0;
+  }
+}
 let server;
 let stopping;
 function stopServer() {
@@ -67,6 +83,17 @@ function restartServer() {
   restarting = restarting.then(async () => {
     const again = Boolean(server);
     await stopServer();
+    if (!again && keepSessions) {
+      mkdirSync(dirname(SESSIONS), { recursive: true });
+      log(
+        `legacy sessions (Mcp-Session-Id) are kept across restarts in ${SESSIONS.slice(ROOT.length + 1)}: a connected client goes on with its session; its open SSE streams end at each restart and it reopens them`,
+      );
+    } else if (again && keepSessions) {
+      const n = existsSync(SESSIONS) ? keptSessions() : 0;
+      log(
+        `restart keeps ${n} legacy session${n === 1 ? "" : "s"} (${SESSIONS.slice(ROOT.length + 1)}); open SSE streams end`,
+      );
+    } else if (again) log("restart: legacy sessions are in the store MCP_SESSION_STORE or MCP_REDIS_URL names");
     log(again ? "rebuilt: restarting the server" : "built: starting the server");
     server = spawn(process.execPath, [join(ROOT, "dist", "src", "main.js"), "--transport", "http", ...serverArgs], {
       cwd: ROOT,
