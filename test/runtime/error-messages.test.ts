@@ -32,6 +32,7 @@ describe("edit distance (case-insensitive, an adjacent transposition is one edit
   it("compares nothing longer than 512 characters: a 1 MB name is answered without a suggestion", () => {
     const huge = "w".repeat(1 << 20);
     expect(closest(huge, [huge.slice(1), "weather"])).toBeUndefined();
+    expect(editDistance("a".repeat(513), "a".repeat(514))).toBeUndefined();
     const long = "a".repeat(512);
     expect(closest(long.slice(1) + "b", [long])).toBe(long);
   });
@@ -63,7 +64,11 @@ for (const [where, open] of [
     it("an unknown resource URI, with the revision's not-found code", async () => {
       // -32002 up to 2025-11-25, -32602 in 2026-07-28: spec/2025-11-25/server/resources.mdx#error-handling, spec/2026-07-28/server/resources.mdx#error-handling
       const code = where.includes(MODERN) ? -32602 : -32002;
-      expect((await peer.call("resources/read", { uri: "res://throw" })).response.error).toEqual({ code, message: 'Resource not found: res://throw; did you mean "res://throws"?', data: { uri: "res://throw" } });
+      expect((await peer.call("resources/read", { uri: "res://throw" })).response.error).toEqual({
+        code,
+        message: 'Resource not found: res://throw; did you mean "res://throws"?',
+        data: { uri: "res://throw" },
+      });
     });
   });
 }

@@ -102,4 +102,3 @@ export async function httpPeer(revision: string, env: Record<string, string>, to
   };
   return { call, stderr: fx.stderr, session, stop: fx.stop };
 }
-

@@ -27,9 +27,30 @@ interface Shape {
   error: { message: string; stack: boolean };
 }
 const SHAPES: Shape[] = [
-  { title: "a tool that throws an Error", method: "tools/call", params: { name: "throws", arguments: {} }, named: { tool: "throws" }, exposed: "the weather API key is missing", error: { message: "the weather API key is missing", stack: true } },
-  { title: "a tool that throws a string", method: "tools/call", params: { name: "throws_string", arguments: {} }, named: { tool: "throws_string" }, exposed: "a string was thrown", error: { message: "a string was thrown", stack: false } },
-  { title: "a tool that rejects after an await", method: "tools/call", params: { name: "rejects", arguments: {} }, named: { tool: "rejects" }, exposed: "rejected after an await", error: { message: "rejected after an await", stack: true } },
+  {
+    title: "a tool that throws an Error",
+    method: "tools/call",
+    params: { name: "throws", arguments: {} },
+    named: { tool: "throws" },
+    exposed: "the weather API key is missing",
+    error: { message: "the weather API key is missing", stack: true },
+  },
+  {
+    title: "a tool that throws a string",
+    method: "tools/call",
+    params: { name: "throws_string", arguments: {} },
+    named: { tool: "throws_string" },
+    exposed: "a string was thrown",
+    error: { message: "a string was thrown", stack: false },
+  },
+  {
+    title: "a tool that rejects after an await",
+    method: "tools/call",
+    params: { name: "rejects", arguments: {} },
+    named: { tool: "rejects" },
+    exposed: "rejected after an await",
+    error: { message: "rejected after an await", stack: true },
+  },
   {
     title: "a tool whose content is not an array",
     method: "tools/call",
@@ -48,7 +69,15 @@ const SHAPES: Shape[] = [
     exposed: "tool bad_output returned structuredContent that does not match its outputSchema: /sum must be number",
     error: { message: "tool bad_output returned structuredContent that does not match its outputSchema: /sum must be number", stack: true },
   },
-  { title: "a prompt that throws", method: "prompts/get", params: { name: "prompt_throws" }, named: { prompt: "prompt_throws" }, code: -32603, exposed: "Internal error: prompt secret text", error: { message: "prompt secret text", stack: true } },
+  {
+    title: "a prompt that throws",
+    method: "prompts/get",
+    params: { name: "prompt_throws" },
+    named: { prompt: "prompt_throws" },
+    code: -32603,
+    exposed: "Internal error: prompt secret text",
+    error: { message: "prompt secret text", stack: true },
+  },
   {
     title: "a prompt without messages",
     method: "prompts/get",
@@ -58,7 +87,15 @@ const SHAPES: Shape[] = [
     exposed: "prompt no_messages returned no messages array",
     error: { message: "prompt no_messages returned no messages array", stack: true },
   },
-  { title: "a resource that rejects", method: "resources/read", params: { uri: "res://throws" }, named: { uri: "res://throws" }, code: -32603, exposed: "Internal error: resource secret text", error: { message: "resource secret text", stack: true } },
+  {
+    title: "a resource that rejects",
+    method: "resources/read",
+    params: { uri: "res://throws" },
+    named: { uri: "res://throws" },
+    code: -32603,
+    exposed: "Internal error: resource secret text",
+    error: { message: "resource secret text", stack: true },
+  },
   {
     title: "a completer that throws",
     method: "completion/complete",

@@ -10,11 +10,11 @@
 export const MAX_COMPARED = 512;
 const MAX_EDITS = 2;
 
-/** `a` and `b`'s distance (case-insensitive), or undefined when it is over `max`. Both at most MAX_COMPARED long. */
+/** `a` and `b`'s distance (case-insensitive), or undefined when it is over `max` or either is over MAX_COMPARED long. */
 export function editDistance(a: string, b: string, max = MAX_EDITS): number | undefined {
+  if (a.length > MAX_COMPARED || b.length > MAX_COMPARED || Math.abs(a.length - b.length) > max) return undefined;
   a = a.toLowerCase();
   b = b.toLowerCase();
-  if (Math.abs(a.length - b.length) > max) return undefined;
   if (a === b) return 0;
   const n = b.length;
   // Three rows of the DP table; cells outside the band |i - j| <= max stay over max.
@@ -44,13 +44,13 @@ export function editDistance(a: string, b: string, max = MAX_EDITS): number | un
 
 /** The candidate closest to `name` (the first of equals, in the order given), or undefined when none is close. */
 export function closest(name: string, candidates: Iterable<string>): string | undefined {
-  if (typeof name !== "string" || name.length === 0 || name.length > MAX_COMPARED) return undefined;
+  if (typeof name !== "string" || name.length === 0) return undefined;
   // One edit in a name of 1 or 2 characters is another name altogether; a case difference still counts.
   const max = Math.min(MAX_EDITS, Math.ceil(name.length / 2) - 1);
   let best: string | undefined;
   let bestDistance = Infinity;
   for (const c of candidates) {
-    if (c === name || c.length > MAX_COMPARED) continue;
+    if (c === name) continue;
     const d = editDistance(name, c, max);
     if (d !== undefined && d < bestDistance) [best, bestDistance] = [c, d];
   }
