@@ -228,6 +228,18 @@ describe("exposeErrors by default", () => {
   });
 });
 
+describe("validateResults (MCP_RUNTIME_VALIDATE_RESULTS=1)", () => {
+  it("a result the revision's schema refuses is one error record, the client told only its id", async () => {
+    const peer = await stdioPeer(LEGACY, { MCP_RUNTIME_VALIDATE_RESULTS: "1", FIXTURE_EXPOSE: "0" });
+    const { id, response } = await peer.call("tools/call", { name: "invalid_content", arguments: {} });
+    await peer.stop();
+    const r = await oneRecord(peer, id, "tools/call");
+    expect(r).toMatchObject({ level: "error", msg: "handler failed", tool: "invalid_content" });
+    expect(r.error.message).toMatch(/^server bug: tools\/call result does not match the 2025-11-25 schema: /);
+    expect(response.error).toEqual({ code: -32603, message: hidden(r.errorId) });
+  });
+});
+
 describe("a task run's failure (2025-11-25)", () => {
   it("is one record naming the task; tasks/result is the isError result with the error id", async () => {
     const peer = await stdioPeer(LEGACY, { FIXTURE_EXPOSE: "0" });

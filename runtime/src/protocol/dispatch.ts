@@ -28,7 +28,7 @@ import { getPrompt, listPrompts } from "../server/prompts.js";
 import { listResources, listResourceTemplates, readResource } from "../server/resources.js";
 import { listTools } from "../server/tools.js";
 import { requireScopes, scopesFor } from "../server/authorization.js";
-import { type FailureSite, handlerFailure, isForClient } from "../server/failures.js";
+import { type FailureSite, RefusedResult, handlerFailure, isForClient } from "../server/failures.js";
 import { encodeResult } from "../wire/encode.js";
 import { errorResponse } from "../wire/errors.js";
 import { inspect, McpError, type JsonRpcResponse } from "../wire/jsonrpc.js";
@@ -261,7 +261,7 @@ export class Dispatcher {
       if (this.server.validateResults) {
         return this.checkResult(revision, req.method, encoded).then(
           () => this.answer(scope, flight, { jsonrpc: "2.0", id, result: encoded }),
-          (err) => this.answer(scope, flight, errorResponseOf(revision, id, err)),
+          (err) => this.answer(scope, flight, errorResponseOf(revision, id, this.unexpected(scope, err))),
         );
       }
       return this.answer(scope, flight, { jsonrpc: "2.0", id, result: encoded });
@@ -287,7 +287,8 @@ export class Dispatcher {
       subject: principal?.subject,
       aborted: scope.flight?.aborted,
     };
-    return handlerFailure(this.server.options, site, err);
+    // A result the revision's schema refuses (validateResults) keeps the message it had (exposeErrors on).
+    return handlerFailure(this.server.options, site, err, err instanceof RefusedResult ? err.message : undefined);
   }
 
   private answer(scope: RequestScope, flight: InFlight, response: JsonRpcResponse): void {
@@ -308,7 +309,7 @@ export class Dispatcher {
         : method === "tools/call" && taskWireForm(revision) === "core" && "task" in result
           ? (all.validateCreateTaskResult as V)
           : all.resultValidators[method];
-    if (v && !v(result)) throw new McpError(errorCode(revision, "INTERNAL_ERROR")!, `server bug: ${method} result does not match the ${revision} schema: ${describeErrors(v)}`);
+    if (v && !v(result)) throw new RefusedResult(`server bug: ${method} result does not match the ${revision} schema: ${describeErrors(v)}`);
   }
 
   /** Whether the server serves `method` on `revision`: the capability it needs is declared. */
