@@ -212,6 +212,21 @@ describe("stdio: stdout carries protocol lines only", () => {
   });
 });
 
+describe("a logger that throws", () => {
+  it("does not change the answer; the record goes to stderr with what the logger threw", async () => {
+    const peer = await stdioPeer(LEGACY, { FIXTURE_LOGGER: "throws", FIXTURE_EXPOSE: "1" });
+    const { response } = await peer.call("tools/call", { name: "throws", arguments: {} });
+    await peer.stop();
+    expect(response.result).toEqual({ content: [{ type: "text", text: "the weather API key is missing" }], isError: true });
+    const line = peer
+      .stderr()
+      .split("\n")
+      .find((l) => l.startsWith("mcp runtime: the logger threw (the log service is down); the record was {"));
+    expect(line).toBeDefined();
+    expect(JSON.parse(line!.slice(line!.indexOf("{")))).toMatchObject({ level: "error", tool: "throws", error: { message: "the weather API key is missing" } });
+  });
+});
+
 describe("exposeErrors by default", () => {
   it("is off under NODE_ENV=production", async () => {
     const peer = await stdioPeer(LEGACY, { NODE_ENV: "production" });

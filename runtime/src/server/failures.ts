@@ -25,8 +25,15 @@ const SEVERITY: Readonly<Record<LogLevel, number>> = { debug: 0, info: 1, warn: 
  */
 export const stderrLogger: Logger = (record) => {
   if (SEVERITY[record.level] < SEVERITY.warn) return;
-  process.stderr.write(JSON.stringify({ time: new Date().toISOString(), ...record }) + "\n");
+  toStderr(JSON.stringify({ time: new Date().toISOString(), ...record }));
 };
+
+/** One line on stderr; console.error where a host has no process.stderr (a Worker without nodejs_compat). */
+function toStderr(line: string): void {
+  const stderr = (globalThis as { process?: { stderr?: { write?: (s: string) => void } } }).process?.stderr;
+  if (stderr?.write) stderr.write(line + "\n");
+  else console.error(line);
+}
 
 /** `exposeErrors` when not given: false when NODE_ENV is `production`, else true. */
 export function defaultExposeErrors(): boolean {
@@ -124,7 +131,7 @@ export function emit(options: FailureOptions, record: LogRecord): void {
   try {
     (options.logger ?? stderrLogger)(record);
   } catch (err) {
-    process.stderr.write(`mcp runtime: the logger threw (${String((err as Error)?.message ?? err)}); the record was ${safeJson(record)}\n`);
+    toStderr(`mcp runtime: the logger threw (${String((err as Error)?.message ?? err)}); the record was ${safeJson(record)}`);
   }
 }
 
