@@ -28,7 +28,11 @@ export const records = (peer: Peer): Msg[] =>
 export const recordsOf = (peer: Peer, id: number) => records(peer).filter((r) => r.requestId === id);
 
 /** The fixture over stdio; `stdout` keeps every byte it wrote. */
-export async function stdioPeer(revision: string, env: Record<string, string>, capabilities: Record<string, unknown> = {}): Promise<Peer & { stdout(): string }> {
+export async function stdioPeer(
+  revision: string,
+  env: Record<string, string>,
+  capabilities: Record<string, unknown> = {},
+): Promise<Peer & { stdout(): string; notify(method: string, params: Record<string, unknown>): void; nextId(): number }> {
   const child: ChildProcess = spawn(process.execPath, [FIXTURE], { env: { ...process.env, ...env }, stdio: ["pipe", "pipe", "pipe"] });
   let out = "";
   let err = "";
@@ -67,6 +71,8 @@ export async function stdioPeer(revision: string, env: Record<string, string>, c
     call,
     stderr: () => err,
     stdout: () => out,
+    notify: (method, params) => send({ jsonrpc: "2.0", method, params }),
+    nextId: () => next,
     stop: async () => {
       // "close": the process has exited and its stdout and stderr are read to their end.
       const exited = new Promise((r) => child.once("close", r));

@@ -212,6 +212,19 @@ describe("stdio: stdout carries protocol lines only", () => {
   });
 });
 
+describe("a failure after a cancellation", () => {
+  it("is one record at debug, and no answer is sent", async () => {
+    const peer = await stdioPeer(LEGACY, {});
+    const id = peer.nextId();
+    let answered = false;
+    void peer.call("tools/call", { name: "waits", arguments: {} }).then(() => (answered = true));
+    peer.notify("notifications/cancelled", { requestId: id, reason: "the user went away" });
+    expect(await oneRecord(peer, id, "tools/call")).toMatchObject({ level: "debug", msg: "handler failed after its request was cancelled", tool: "waits", error: { message: "gave up waiting" } });
+    await peer.stop();
+    expect(answered).toBe(false);
+  });
+});
+
 describe("a logger that throws", () => {
   it("does not change the answer; the record goes to stderr with what the logger threw", async () => {
     const peer = await stdioPeer(LEGACY, { FIXTURE_LOGGER: "throws", FIXTURE_EXPOSE: "1" });
