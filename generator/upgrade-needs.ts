@@ -7,7 +7,8 @@
  *
  * The needs are read from the files themselves, not listed by hand: the `npm run`/`pnpm run`/`yarn` scripts a file
  * runs, the command-line flags of main.js its CMD passes, the HTTP path its HEALTHCHECK probes, the script file that
- * the new package.json runs (one run by hand, as scripts/add-to-client.mjs, needs nothing).
+ * the new package.json runs (one run by hand, as scripts/add-to-client.mjs, needs nothing), and the options main.ts
+ * passes to src/server.ts's buildServer.
  */
 
 /** A file `upgrade` would write that it leaves out, and why. */
@@ -70,6 +71,9 @@ export function needsOf(path: string, content: string, rendered: (path: string) 
     const probe = /HEALTHCHECK.*?["'\s](\/[\w-]+)["'\s)]/.exec(content)?.[1];
     if (probe) needs.push({ file: "src/main.ts", met: (main) => main.includes(`"${probe}"`) || main.includes(`'${probe}'`) || main.includes(`\`${probe}`), what: `probes ${probe}` });
   }
+  // A main.ts that passes options to buildServer (its logger) needs a src/server.ts whose buildServer takes them.
+  if (path === "src/main.ts" && /\bbuildServer\(\s*\{/.test(content))
+    needs.push({ file: "src/server.ts", met: (server) => /\bfunction buildServer\(\s*\w+/.test(server), what: "passes options to buildServer()" });
   const script = /^scripts\/[^/]+\.m?js$/.exec(path)?.[0];
   const runBy = (pkg: string | undefined) => pkg !== undefined && Object.values(scriptsOf(pkg)).some((s) => s.includes(script!));
   if (script && runBy(rendered("package.json"))) needs.push({ file: "package.json", met: runBy, what: "is run by a package.json script" });

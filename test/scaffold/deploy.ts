@@ -322,7 +322,7 @@ function freePort(): Promise<number> {
 
 const SLOW_MS = 1500;
 
-/** Declares a tool `slow` (answers after SLOW_MS) in a scaffolded project, and builds it. */
+/** Declares a tool `slow` (answers after SLOW_MS), `broken` (throws) and `refuses` (throws an McpError) in a scaffolded project, and builds it. */
 export async function addSlowTool(project: string): Promise<void> {
   const manifest = JSON.parse(readFileSync(join(project, "mcp.json"), "utf8"));
   manifest.tools.push({ name: "slow", description: `Answers after ${SLOW_MS} ms`, inputSchema: { type: "object", properties: {} } });
@@ -331,7 +331,51 @@ export async function addSlowTool(project: string): Promise<void> {
     join(project, "src", "tools", "slow.ts"),
     `import type { SlowTool } from "../../generated/handlers.js";\n\nexport const handler: SlowTool = async () => {\n  await new Promise((r) => setTimeout(r, ${SLOW_MS}));\n  return { content: [{ type: "text", text: "done slowly" }] };\n};\n`,
   );
-  expectOk(await npm(project, ["run", "build"]), "npm run build (with the slow tool)");
+  // And one whose handler fails, for checkHandlerFailureLog.
+  manifest.tools.push({ name: "broken", description: "Throws", inputSchema: { type: "object", properties: {} } });
+  writeFileSync(join(project, "mcp.json"), JSON.stringify(manifest, null, 2) + "\n");
+  writeFileSync(
+    join(project, "src", "tools", "broken.ts"),
+    `import type { BrokenTool } from "../../generated/handlers.js";\n\nexport const handler: BrokenTool = async () => {\n  throw new Error("the weather API key is missing");\n};\n`,
+  );
+  // And one that refuses on purpose (an McpError: meant for the client, logged at info).
+  manifest.tools.push({ name: "refuses", description: "Throws an McpError", inputSchema: { type: "object", properties: {} } });
+  writeFileSync(join(project, "mcp.json"), JSON.stringify(manifest, null, 2) + "\n");
+  writeFileSync(
+    join(project, "src", "tools", "refuses.ts"),
+    `import { McpError } from "@create-mcp-server/runtime";\nimport type { RefusesTool } from "../../generated/handlers.js";\n\nexport const handler: RefusesTool = () => {\n  throw new McpError(-32602, "this city is not served");\n};\n`,
+  );
+  expectOk(await npm(project, ["run", "build"]), "npm run build (with the slow, broken and refuses tools)");
+}
+
+/**
+ * Handler failures in the generated main.ts's log (its --log-level logger, not the runtime's default, which leaves out
+ * info records): a tool that throws is one JSON line on stderr at `error` with the tool, the request id, the error's
+ * message and stack and its errorId, and under NODE_ENV=production the client's isError text is "Internal error (id
+ * <that errorId>)", never the exception text; an McpError a tool throws is one line at `info`, its message sent as it is.
+ */
+export async function checkHandlerFailureLog(project: string): Promise<void> {
+  const server = await startHttp(project, ["--log-level", "info"], { NODE_ENV: "production" });
+  const broken = await jsonRpcOf(await fetch(server.url, modern(9, "tools/call", { name: "broken", arguments: {} })));
+  const refused = await jsonRpcOf(await fetch(server.url, modern(10, "tools/call", { name: "refuses", arguments: {} })));
+  server.child.kill("SIGTERM");
+  expect(await server.exited).toBe(0);
+  const records = server
+    .stderr()
+    .split("\n")
+    .filter((l) => l.startsWith("{"))
+    .map((l) => JSON.parse(l))
+    .filter((r) => r.msg !== "request" && r.msg !== "listening" && r.msg !== "shutting down" && r.msg !== "stopped");
+  expect(records, server.stderr()).toHaveLength(2);
+  const [failed, answered] = records;
+  expect(failed).toMatchObject({ level: "error", msg: "handler failed", method: "tools/call", tool: "broken", requestId: 9, error: { message: "the weather API key is missing" } });
+  expect(failed.time).toMatch(/^\d{4}-\d\d-\d\dT/);
+  expect(failed.error.stack).toContain("broken.js");
+  expect(failed.errorId).toMatch(/^[0-9a-f]{16}$/);
+  expect(broken).toMatchObject({ id: 9, result: { content: [{ type: "text", text: `Internal error (id ${failed.errorId})` }], isError: true } });
+  expect(JSON.stringify(broken)).not.toContain("API key");
+  expect(answered).toMatchObject({ level: "info", msg: "handler answered an error", tool: "refuses", requestId: 10, error: { message: "this city is not served" } });
+  expect(refused).toMatchObject({ id: 10, error: { code: -32602, message: "this city is not served" } });
 }
 
 /**

@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
 import { ROOT } from "../helpers.js";
-import { addSlowTool, checkDockerfile, checkSlowShutdown, checkStdioLog, modern, startHttp } from "./deploy.js";
+import { addSlowTool, checkDockerfile, checkHandlerFailureLog, checkSlowShutdown, checkStdioLog, modern, startHttp } from "./deploy.js";
 import { create, expectOk, hashTree, linkNodeModules, npm, passedCount, run, tempDir, type Template, type TransportChoice } from "./support.js";
 
 // "both" (the default) is built and tested from the published packages by test/release/registry.test.ts, for both
@@ -229,10 +229,11 @@ export function projectSuite(template: Template, options: { typeSafety?: boolean
       );
 
       it.concurrent(
-        "SIGTERM during a slow tool call: the call gets its result, new connections are refused, exit 0 within MCP_SHUTDOWN_TIMEOUT_MS",
+        "SIGTERM during a slow tool call: the call gets its result, new connections are refused, exit 0 within MCP_SHUTDOWN_TIMEOUT_MS; a tool that throws is one error line",
         async () => {
           await addSlowTool(dir("slow"));
           await checkSlowShutdown(dir("slow"));
+          await checkHandlerFailureLog(dir("slow"));
         },
         600_000,
       );

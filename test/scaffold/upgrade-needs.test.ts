@@ -35,6 +35,25 @@ describe("upgrade: what a written file needs of a kept one", () => {
     expect(needsOf("src/tools/echo.ts", "export const handler = 1;")).toEqual([]);
   });
 
+  it("a main.ts that passes its logger to buildServer is not written beside a kept src/server.ts whose buildServer takes nothing", () => {
+    const main = "server = buildServer({ logger: ({ level, ...fields }) => log(level, fields) });\n";
+    expect(needsOf("src/main.ts", main).map((n) => `${n.file}: ${n.what}`)).toEqual(["src/server.ts: passes options to buildServer()"]);
+    expect(needsOf("src/main.ts", "server = buildServer();\n")).toEqual([]);
+    const oldServer = "export function buildServer(): McpServer {\n  return register(createServer({ ...serverInfo, revisions }));\n}\n";
+    const newServer = "export function buildServer(options: Partial<ServerOptions> = {}): McpServer {\n  return register(createServer({ ...options, ...serverInfo, revisions }));\n}\n";
+    const files = new Map([["src/main.ts", main]]);
+    const blocked = blockedWrites(files, new Set(["src/server.ts"]), () => oldServer);
+    expect(blocked).toEqual([
+      {
+        path: "src/main.ts",
+        by: "src/server.ts",
+        reason:
+          "src/main.ts passes options to buildServer(), which your src/server.ts (kept) does not have: bring src/server.ts up to date from a new scaffold (create-mcp-server <dir> with the same options), then run upgrade again",
+      },
+    ]);
+    expect(blockedWrites(files, new Set(["src/server.ts"]), () => newServer)).toEqual([]);
+  });
+
   it("leaves out a file whose need a kept file lacks, naming both, and writes it when the kept file has it", () => {
     const files = new Map([
       ["Dockerfile", DOCKERFILE],

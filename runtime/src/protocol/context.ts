@@ -34,6 +34,7 @@ export class HandlerContext implements RequestContext {
   readonly clientCapabilities: Record<string, unknown>;
   clientInfo?: RequestContext["clientInfo"];
   readonly principal: RequestContext["principal"];
+  readonly sessionId: string | undefined;
   private lastProgress = -Infinity;
 
   constructor(
@@ -51,6 +52,8 @@ export class HandlerContext implements RequestContext {
     this.sink = scope.sink;
     this.clientCapabilities = scope.clientCapabilities;
     this.principal = scope.principal;
+    // A legacy HTTP link's id is its session's (Mcp-Session-Id); a stdio pipe's is its own, no session id.
+    this.sessionId = scope.link?.transport === "http" ? scope.link.id : undefined;
     if (scope.clientInfo) this.clientInfo = scope.clientInfo as unknown as RequestContext["clientInfo"];
   }
 

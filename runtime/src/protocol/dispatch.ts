@@ -28,6 +28,7 @@ import { getPrompt, listPrompts } from "../server/prompts.js";
 import { listResources, listResourceTemplates, readResource } from "../server/resources.js";
 import { listTools } from "../server/tools.js";
 import { requireScopes, scopesFor } from "../server/authorization.js";
+import { type FailureSite, RefusedResult, handlerFailure, isForClient } from "../server/failures.js";
 import { encodeResult } from "../wire/encode.js";
 import { errorResponse } from "../wire/errors.js";
 import { inspect, McpError, type JsonRpcResponse } from "../wire/jsonrpc.js";
@@ -73,7 +74,7 @@ const METHODS: Readonly<Record<string, MethodHandler>> = {
   "logging/setLevel": (_s, p, ctx) => ((ctx.scope.link!.session!.logLevel = p.level as LoggingLevel), ctx.scope.link!.sessionChanged?.({ logLevel: p.level as string }), {}),
   "prompts/list": (s, p, ctx) => listPrompts(s, ctx.revision, p, ctx.principal),
   "prompts/get": (s, p, ctx) => getPrompt(s, ctx.revision, p, ctx),
-  "completion/complete": (s, p, ctx) => complete(s, ctx.revision, p, ctx.principal),
+  "completion/complete": (s, p, ctx) => complete(s, ctx.revision, p, ctx),
   // Task methods: which exist in the revision in force is the rules module's (taskMethods).
   "tasks/get": (s, p, ctx) => taskMethodsFor(s).get(ctx.revision, p, ctx.scope),
   "tasks/result": (s, p, ctx) => taskMethodsFor(s).result(ctx.revision, p, ctx.scope),
@@ -280,13 +281,34 @@ export class Dispatcher {
       if (this.server.validateResults) {
         return this.checkResult(revision, req.method, encoded).then(
           () => this.answer(scope, flight, { jsonrpc: "2.0", id, result: encoded }),
-          (err) => this.answer(scope, flight, errorResponseOf(revision, id, err)),
+          (err) => this.answer(scope, flight, errorResponseOf(revision, id, this.unexpected(scope, err))),
         );
       }
       return this.answer(scope, flight, { jsonrpc: "2.0", id, result: encoded });
     } catch (err) {
-      return this.answer(scope, flight, errorResponseOf(revision, id, err));
+      return this.answer(scope, flight, errorResponseOf(revision, id, this.unexpected(scope, err)));
     }
+  }
+
+  /**
+   * A failure no handler reported (server/failures.ts): a protocol error passes; anything else (a bug, a store that
+   * failed) is logged like a handler's and answered as one, so that exposeErrors also governs it.
+   */
+  private unexpected(scope: RequestScope, err: unknown): unknown {
+    if (isForClient(err)) return err;
+    const { req, link, principal } = scope;
+    const named = scope.req.params ?? {};
+    const site: FailureSite = {
+      method: req.method,
+      requestId: req.id,
+      ...(typeof named.name === "string" ? { [req.method === "prompts/get" ? "prompt" : "tool"]: named.name } : {}),
+      ...(typeof named.uri === "string" ? { uri: named.uri } : {}),
+      sessionId: link?.transport === "http" ? link.id : undefined,
+      subject: principal?.subject,
+      aborted: scope.flight?.aborted,
+    };
+    // A result the revision's schema refuses (validateResults) keeps the message it had (exposeErrors on).
+    return handlerFailure(this.server.options, site, err, err instanceof RefusedResult ? err.message : undefined);
   }
 
   private answer(scope: RequestScope, flight: InFlight, response: JsonRpcResponse): void {
@@ -313,7 +335,7 @@ export class Dispatcher {
         : method === "tools/call" && taskWireForm(revision) === "core" && "task" in result
           ? (all.validateCreateTaskResult as V)
           : all.resultValidators[method];
-    if (v && !v(result)) throw new McpError(errorCode(revision, "INTERNAL_ERROR")!, `server bug: ${method} result does not match the ${revision} schema: ${describeErrors(v)}`);
+    if (v && !v(result)) throw new RefusedResult(`server bug: ${method} result does not match the ${revision} schema: ${describeErrors(v)}`);
   }
 
   /** Whether the server serves `method` on `revision`: the capability it needs is declared. */

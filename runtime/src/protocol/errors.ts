@@ -4,15 +4,18 @@
  */
 import { type Revision, definesErrorCode, errorCode } from "../rules.js";
 import { MissingCapabilityError } from "../server/errors.js";
+import { HandlerFailure } from "../server/failures.js";
 import { McpError, type JsonRpcErrorObject, type JsonRpcResponse, type RequestId } from "../wire/jsonrpc.js";
 import { errorResponse } from "../wire/errors.js";
 
 /**
  * The error object for `err` under `revision`: a missing client capability is -32021 where the revision defines it
  * (else -32600); an McpError keeps its code unless it is a reserved code the revision does not define (then -32603);
- * anything else is -32603 with its message. `data` is present only when there is some.
+ * a handler's failure (server/failures.ts) is -32603 with the message its client may see; anything else is -32603
+ * with its message. `data` is present only when there is some.
  */
 export function errorOf(revision: Revision, err: unknown): JsonRpcErrorObject {
+  if (err instanceof HandlerFailure) return { code: errorCode(revision, "INTERNAL_ERROR")!, message: err.clientMessage };
   if (err instanceof MissingCapabilityError) {
     const code = errorCode(revision, "MISSING_REQUIRED_CLIENT_CAPABILITY");
     if (code !== undefined) return { code, message: err.message, data: { requiredCapabilities: err.requiredCapabilities } };

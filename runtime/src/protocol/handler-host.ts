@@ -38,12 +38,16 @@ export class HandlerHost implements ContextHost {
 
   /**
    * `ctx.elicit/sample/listRoots`: the task's own ask when the run is a task's, else a legacy server→client request,
-   * else a modern MRTR ask. Rejects with MissingCapabilityError when the client did not declare what the ask needs.
+   * else a modern MRTR ask. Rejects with MissingCapabilityError when the revision in force has no such request, or
+   * the client did not declare what the ask needs.
    */
   ask(ctx: HandlerContext, ask: ClientAsk): Promise<Result> {
     const { revision, scope, flight } = ctx;
     const { method, capability, params } = ask;
-    if (!hasMethod(revision, method) || !isObject(ctx.clientCapabilities[capability])) return Promise.reject(new MissingCapabilityError({ [capability]: {} }));
+    // A revision without the method (elicitation before 2025-06-18) has no such ask, whatever the client declared.
+    if (!hasMethod(revision, method))
+      return Promise.reject(new MissingCapabilityError({ [capability]: {} }, `the negotiated revision ${revision} has no ${capability} (it defines no ${method} request)`));
+    if (!isObject(ctx.clientCapabilities[capability])) return Promise.reject(new MissingCapabilityError({ [capability]: {} }));
     const mode = method === ELICIT ? unsupportedElicitationMode(revision, ctx.clientCapabilities[capability] as Result, params) : undefined;
     if (mode) return Promise.reject(new MissingCapabilityError({ [capability]: { [mode]: {} } }));
     const taskAsk = flight.task?.ask;

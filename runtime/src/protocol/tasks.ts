@@ -129,7 +129,7 @@ export class Tasks {
     // Extension: the handler starts now; what settles before the next macrotask is answered directly (the server
     // decides per request), including an MRTR ask made before any work (answered input_required, synchronously).
     let settled = false;
-    const quick = Promise.resolve(runTool(run.revision, tool, args, taskCtx)).then(
+    const quick = Promise.resolve(runTool(this.server, run.revision, tool, args, taskCtx)).then(
       (r): Outcome => ((settled = true), { ok: true, r }),
       (e): Outcome => ((settled = true), { ok: false, e }),
     );
@@ -182,7 +182,7 @@ export class Tasks {
 
   private execute(run: TaskRun, tool: CompiledTool, args: Result, ctx: HandlerContext): Promise<void> {
     const outcome = Promise.resolve()
-      .then(() => runTool(run.revision, tool, args, ctx))
+      .then(() => runTool(this.server, run.revision, tool, args, ctx))
       .then(
         (r): Outcome => ({ ok: true, r }),
         (e): Outcome => ({ ok: false, e }),

@@ -4,9 +4,11 @@
  */
 import { type Revision, REVISIONS } from "../rules.js";
 import type { ServerOptions, TaskOptions } from "./types.js";
+import { defaultExposeErrors } from "./failures.js";
 
 /** The server options with their defaults. */
-export type ResolvedOptions = Required<Pick<ServerOptions, "name" | "version" | "pageSize" | "logging" | "defaultLogLevel" | "clientRequestTimeoutMs" | "requestStateTtlMs">> & ServerOptions;
+export type ResolvedOptions = Required<Pick<ServerOptions, "name" | "version" | "pageSize" | "logging" | "defaultLogLevel" | "clientRequestTimeoutMs" | "requestStateTtlMs" | "exposeErrors">> &
+  ServerOptions;
 
 /** The task options with their defaults (durations in ms). */
 export type ResolvedTaskOptions = Required<Pick<TaskOptions, (typeof TASK_LIMITS)[number]>> & TaskOptions;
@@ -45,7 +47,16 @@ function servedRevisions(options: ServerOptions): readonly Revision[] {
 export function resolveOptions(options: ServerOptions): { options: ResolvedOptions; revisions: readonly Revision[] } {
   if (!options?.name || !options.version) throw new TypeError("createServer: name and version are required");
   const revisions = servedRevisions(options);
-  const resolved: ResolvedOptions = { pageSize: 100, logging: true, defaultLogLevel: "info", clientRequestTimeoutMs: 60_000, requestStateTtlMs: 600_000, ...(given(options) as ServerOptions) };
+  const resolved: ResolvedOptions = {
+    pageSize: 100,
+    logging: true,
+    defaultLogLevel: "info",
+    clientRequestTimeoutMs: 60_000,
+    requestStateTtlMs: 600_000,
+    exposeErrors: defaultExposeErrors(),
+    ...(given(options) as ServerOptions),
+  };
+  if (resolved.logger !== undefined && typeof resolved.logger !== "function") throw new TypeError("createServer: logger must be a function of one log record");
   if (!Number.isSafeInteger(resolved.pageSize) || resolved.pageSize < 1) throw new TypeError(`createServer: pageSize must be a positive integer`);
   return { options: resolved, revisions };
 }

@@ -6,6 +6,8 @@ import { page } from "./pagination.js";
 import { type Registry, inRevision } from "./registry.js";
 import type { Principal, RequestContext } from "./types.js";
 import { allowed, privateList, requireScopes } from "./authorization.js";
+import { RefusedResult, handlerFailure, siteOf } from "./failures.js";
+import { withSuggestion } from "./suggest.js";
 
 export function listPrompts(registry: Registry, revision: Revision, params?: Record<string, unknown>, principal?: Principal): Record<string, unknown> {
   const all = [...registry.prompts.values()]
@@ -24,19 +26,33 @@ export function listPrompts(registry: Registry, revision: Revision, params?: Rec
   return privateList({ prompts: items, ...(nextCursor ? { nextCursor } : {}) }, revision, "prompts/list", principal);
 }
 
-/** Get a prompt: its required arguments must be given, and its handler must return a messages array. */
+/**
+ * Get a prompt: its required arguments must be given, and its handler must return a messages array. Throws McpError
+ * (-32602: unknown prompt, with a close name the caller may see; a missing argument), or the handler's failure
+ * (server/failures.ts: logged; a protocol error it threw, else a HandlerFailure answered -32603).
+ */
 export async function getPrompt(registry: Registry, revision: Revision, params: Record<string, unknown>, ctx: RequestContext): Promise<Record<string, unknown>> {
   const name = params.name as string;
   const found = registry.prompts.get(name);
   const prompt = found && inRevision(found, revision) ? found : undefined;
   const invalid = errorCode(revision, "INVALID_PARAMS")!;
-  if (!prompt) throw new McpError(invalid, `Unknown prompt: ${name}`);
+  if (!prompt) throw new McpError(invalid, withSuggestion(`Unknown prompt: ${name}`, name, visiblePrompts(registry, revision, ctx.principal)));
   requireScopes(prompt, ctx.principal, revision, `prompt ${name}`);
   const args = (params.arguments ?? {}) as Record<string, string>;
   for (const a of prompt.arguments ?? []) {
     if (a.required && typeof args[a.name] !== "string") throw new McpError(invalid, `Missing required argument ${a.name} of prompt ${name}`);
   }
-  const result = await prompt.get(args, ctx);
-  if (!isObject(result) || !Array.isArray(result.messages)) throw new McpError(errorCode(revision, "INTERNAL_ERROR")!, `prompt ${name} returned no messages array`);
+  let result: unknown;
+  try {
+    result = await prompt.get(args, ctx);
+    if (!isObject(result) || !Array.isArray(result.messages)) throw new RefusedResult(`prompt ${name} returned no messages array`);
+  } catch (err) {
+    throw handlerFailure(registry.options, siteOf(ctx, "prompts/get", { prompt: name }), err, err instanceof RefusedResult ? err.message : undefined);
+  }
   return result as Record<string, unknown>;
+}
+
+/** The names of the prompts `principal` may see in `revision`, in registration order. */
+export function* visiblePrompts(registry: Registry, revision: Revision, principal: Principal | undefined): Iterable<string> {
+  for (const p of registry.prompts.values()) if (inRevision(p, revision) && allowed(p, principal)) yield p.name;
 }

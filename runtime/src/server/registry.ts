@@ -4,6 +4,7 @@
  */
 import type { Revision } from "../rules.js";
 import type { SchemaValidator } from "./schema.js";
+import type { FailureOptions } from "./failures.js";
 import type { PromptDefinition, ResourceDefinition, ResourceTemplateDefinition, ToolDefinition } from "./types.js";
 import type { UriTemplate } from "./uri-template.js";
 
@@ -25,8 +26,8 @@ export interface Registry {
   /** In registration order: resources/read tries them in that order. */
   readonly templates: readonly TemplateEntry[];
   readonly prompts: ReadonlyMap<string, PromptDefinition>;
-  /** Items per page of the list methods. */
-  readonly options: { readonly pageSize: number };
+  /** Items per page of the list methods; where handler failures are logged, and whether clients see their text. */
+  readonly options: { readonly pageSize: number } & FailureOptions;
 }
 
 /** Whether a registration exists in `revision` (its `revisions`, default all). */

@@ -7,6 +7,8 @@ import { page } from "./pagination.js";
 import { type Registry, inRevision } from "./registry.js";
 import type { Principal, RequestContext, ResourceResult } from "./types.js";
 import { allowed, privateList, requireScopes } from "./authorization.js";
+import { handlerFailure, siteOf } from "./failures.js";
+import { withSuggestion } from "./suggest.js";
 
 export function listResources(registry: Registry, revision: Revision, params?: Record<string, unknown>, principal?: Principal): Record<string, unknown> {
   const all = [...registry.resources.values()]
@@ -47,29 +49,45 @@ export function listResourceTemplates(registry: Registry, revision: Revision, pa
   return privateList({ resourceTemplates: items, ...(nextCursor ? { nextCursor } : {}) }, revision, "resources/templates/list", principal);
 }
 
-/** Read a resource: a registered URI first, then the templates in registration order. */
+/**
+ * Read a resource: a registered URI first, then the templates in registration order. Throws McpError (resource not
+ * found, naming a close URI the caller may see), or the handler's failure (server/failures.ts: logged; a protocol
+ * error it threw, else a HandlerFailure answered -32603).
+ */
 export async function readResource(registry: Registry, revision: Revision, params: Record<string, unknown>, ctx: RequestContext): Promise<Record<string, unknown>> {
   const uri = params.uri as string;
-  try {
-    const found = registry.resources.get(uri);
-    const direct = found && inRevision(found, revision) ? found : undefined;
-    if (direct) {
-      requireScopes(direct, ctx.principal, revision, `resource ${uri}`);
-      return checkContents(revision, uri, await direct.read(uri, ctx));
-    }
-    for (const { def, template } of registry.templates) {
-      if (!inRevision(def, revision)) continue;
-      const vars = template.match(uri);
-      if (vars) {
-        requireScopes(def, ctx.principal, revision, `resource ${uri}`);
-        return checkContents(revision, uri, await def.read(uri, vars, ctx));
-      }
-    }
-  } catch (err) {
-    if (err instanceof ResourceNotFoundError) throw resourceNotFound(revision, err.uri);
-    throw err;
+  const found = registry.resources.get(uri);
+  const direct = found && inRevision(found, revision) ? found : undefined;
+  if (direct) {
+    requireScopes(direct, ctx.principal, revision, `resource ${uri}`);
+    return checkContents(revision, uri, await readBy(registry, ctx, uri, () => direct.read(uri, ctx)));
   }
-  throw resourceNotFound(revision, uri);
+  for (const { def, template } of registry.templates) {
+    if (!inRevision(def, revision)) continue;
+    const vars = template.match(uri);
+    if (vars) {
+      requireScopes(def, ctx.principal, revision, `resource ${uri}`);
+      return checkContents(revision, uri, await readBy(registry, ctx, uri, () => def.read(uri, vars, ctx)));
+    }
+  }
+  const near = withSuggestion(`Resource not found: ${uri}`, uri, visibleResources(registry, revision, ctx.principal));
+  throw new McpError(resourceNotFoundCode(revision), near, { uri });
+}
+
+/** A resource handler's read; what it throws is logged (ResourceNotFoundError: answered not-found). */
+async function readBy(registry: Registry, ctx: RequestContext, uri: string, read: () => ResourceResult | Promise<ResourceResult>): Promise<ResourceResult> {
+  try {
+    return await read();
+  } catch (err) {
+    const failure = handlerFailure(registry.options, siteOf(ctx, "resources/read", { uri }), err);
+    if (failure instanceof ResourceNotFoundError) throw resourceNotFound(ctx.revision, failure.uri);
+    throw failure;
+  }
+}
+
+/** The URIs of the resources `principal` may see in `revision`, in registration order. */
+export function* visibleResources(registry: Registry, revision: Revision, principal: Principal | undefined): Iterable<string> {
+  for (const r of registry.resources.values()) if (inRevision(r, revision) && allowed(r, principal)) yield r.uri;
 }
 
 /** -32002 (legacy) or -32602 (2026-07-28), with data.uri. spec/<revision>/server/resources.mdx#error-handling */

@@ -54,6 +54,7 @@ export { PostgresTaskStore } from "../state/task-store-postgres.js";
 export { RedisTaskStore, type RedisTaskStoreOptions } from "../state/task-store-redis.js";
 export { LOGGING_LEVELS } from "./types.js";
 export { MissingCapabilityError, ResourceNotFoundError } from "./errors.js";
+export { stderrLogger, type Logger, type LogLevel, type LogRecord } from "./failures.js";
 export { conform } from "../wire/encode.js";
 export { rankCompletions } from "./completion.js";
 

@@ -3,6 +3,8 @@ import { isObject, McpError } from "../wire/jsonrpc.js";
 import { conform, copyOf } from "../wire/encode.js";
 import { type Revision, errorCode, hasField, isModern, structuredContentMustBeObject, taskWireForm, toolInputErrorsAsResult } from "../rules.js";
 import { MissingCapabilityError } from "./errors.js";
+import { HandlerFailure, RefusedResult, handlerFailure, siteOf } from "./failures.js";
+import { withSuggestion } from "./suggest.js";
 import { page } from "./pagination.js";
 import { type CompiledTool, type Registry, inRevision } from "./registry.js";
 import { compileSchema } from "./schema.js";
@@ -36,7 +38,7 @@ export function listTools(registry: Registry, revision: Revision, params?: Recor
 export function callTool(registry: Registry, revision: Revision, params: Record<string, unknown>, ctx: RequestContext): Record<string, unknown> | Promise<Record<string, unknown>> {
   const call = resolveToolCall(registry, revision, params, ctx.principal);
   if ("result" in call) return call.result;
-  return runTool(revision, call.tool, call.args, ctx);
+  return runTool(registry, revision, call.tool, call.args, ctx);
 }
 
 /** A tool that must run as a task does not exist where the revision has no tasks. */
@@ -57,8 +59,9 @@ export function resolveToolCall(
   const name = params.name as string;
   const found = registry.tools.get(name);
   const tool = found && servedIn(found, revision) ? found : undefined;
-  // Unknown tool: a protocol error in every revision. spec/2025-11-25/server/tools.mdx#error-handling
-  if (!tool) throw new McpError(errorCode(revision, "INVALID_PARAMS")!, `Unknown tool: ${name}`);
+  // Unknown tool: a protocol error in every revision (naming a close one the caller may see and call).
+  // spec/2025-11-25/server/tools.mdx#error-handling
+  if (!tool) throw new McpError(errorCode(revision, "INVALID_PARAMS")!, withSuggestion(`Unknown tool: ${name}`, name, visibleTools(registry, revision, principal)));
   requireScopes(tool, principal, revision, `tool ${name}`);
   const args = (params.arguments ?? {}) as Record<string, unknown>;
   tool.input ??= compileSchema(tool.inputSchema as Record<string, unknown>);
@@ -71,48 +74,74 @@ export function resolveToolCall(
   return { tool, args };
 }
 
-/** Run a tool's handler and encode its outcome for `revision` (a thrown non-protocol error becomes an isError result). */
-export function runTool(revision: Revision, tool: CompiledTool, args: Record<string, unknown>, ctx: RequestContext): Record<string, unknown> | Promise<Record<string, unknown>> {
+/** The names of the tools `principal` may see (and call) in `revision`, in registration order. */
+function* visibleTools(registry: Registry, revision: Revision, principal: Principal | undefined): Iterable<string> {
+  for (const t of registry.tools.values()) if (servedIn(t, revision) && allowed(t, principal)) yield t.name;
+}
+
+/**
+ * Run a tool's handler and encode its outcome for `revision`. What the handler throws is logged (failures.ts) and
+ * becomes an isError result; a protocol error it throws passes; a result that is not a tool result, or fails the
+ * outputSchema, is logged and thrown as a HandlerFailure (-32603).
+ */
+export function runTool(registry: Registry, revision: Revision, tool: CompiledTool, args: Record<string, unknown>, ctx: RequestContext): Record<string, unknown> | Promise<Record<string, unknown>> {
   // No async frame here: this runs for every tools/call (see Dispatcher.dispatch).
   let out: ToolResult | Promise<ToolResult>;
   try {
     out = tool.handler(args, ctx);
   } catch (err) {
-    return toolFailure(revision, err);
+    return thrownByTool(registry, revision, tool, ctx, err);
   }
   if (out instanceof Promise)
     return out.then(
-      (r) => toolSuccess(revision, tool, r),
-      (err) => toolFailure(revision, err),
+      (r) => returnedByTool(registry, revision, tool, ctx, r),
+      (err) => thrownByTool(registry, revision, tool, ctx, err),
     );
-  return toolSuccess(revision, tool, out);
+  return returnedByTool(registry, revision, tool, ctx, out);
 }
 
-/** A tool that fails reports it in its result, so the model can see it (spec/2025-11-25/server/tools.mdx#error-handling); protocol errors pass. */
+/** What a tool's handler threw, logged, as its isError result (or thrown on, when it is a protocol error). */
+function thrownByTool(registry: Registry, revision: Revision, tool: CompiledTool, ctx: RequestContext, err: unknown): Record<string, unknown> {
+  const failure = handlerFailure(registry.options, siteOf(ctx, "tools/call", { tool: tool.name }), err, err instanceof Error ? err.message : String(err));
+  // A tool that fails reports it in its result, so the model can see it. spec/2025-11-25/server/tools.mdx#error-handling
+  if (failure instanceof HandlerFailure) return { content: [{ type: "text", text: failure.clientMessage }], isError: true };
+  return toolFailure(revision, failure);
+}
+
+/** What a tool's handler returned, encoded; a result the runtime refuses is logged and thrown as a HandlerFailure. */
+function returnedByTool(registry: Registry, revision: Revision, tool: CompiledTool, ctx: RequestContext, result: ToolResult): Record<string, unknown> {
+  try {
+    return toolSuccess(revision, tool, result);
+  } catch (err) {
+    throw err instanceof RefusedResult ? handlerFailure(registry.options, siteOf(ctx, "tools/call", { tool: tool.name }), err, err.message) : err;
+  }
+}
+
+/** A tool's failure as its outcome: protocol errors (and HandlerFailures) are thrown on; the rest is an isError result. */
 export function toolFailure(revision: Revision, err: unknown): Record<string, unknown> {
-  if (err instanceof McpError || (err as Error)?.name === "InputRequiredSignal") throw err;
+  if (err instanceof McpError || err instanceof HandlerFailure || (err as Error)?.name === "InputRequiredSignal") throw err;
   // Modern: a missing client capability is -32021 with data.requiredCapabilities. Legacy has no such code: the result says it.
   if (err instanceof MissingCapabilityError && isModern(revision)) throw err;
   return { content: [{ type: "text", text: err instanceof Error ? err.message : String(err) }], isError: true };
 }
 
-/** What a tool's handler returned, checked to be a tool result and encoded for `revision`. */
+/** What a tool's handler returned, checked to be a tool result and encoded for `revision`. Throws RefusedResult. */
 export function toolSuccess(revision: Revision, tool: CompiledTool, result: ToolResult): Record<string, unknown> {
-  if (!isObject(result) || !Array.isArray(result.content)) {
-    throw new McpError(errorCode(revision, "INTERNAL_ERROR")!, `tool ${tool.name} returned no content array`);
-  }
+  if (!isObject(result) || !Array.isArray(result.content)) throw new RefusedResult(`tool ${tool.name} returned no content array`);
   return encodeToolResult(revision, tool, result);
 }
 
-/** A tool result checked against the tool's outputSchema, with structuredContent also as text, and only the fields `revision` defines. */
+/**
+ * A tool result checked against the tool's outputSchema, with structuredContent also as text, and only the fields
+ * `revision` defines. Throws RefusedResult when structuredContent is missing or does not match.
+ */
 export function encodeToolResult(revision: Revision, tool: CompiledTool, result: ToolResult): Record<string, unknown> {
   let out: Record<string, unknown> = copyOf(result);
   const structured = result.structuredContent as unknown;
   if (tool.outputSchema && !result.isError) {
     tool.output ??= compileSchema(tool.outputSchema);
-    if (structured === undefined) throw new McpError(errorCode(revision, "INTERNAL_ERROR")!, `tool ${tool.name} declares an outputSchema but returned no structuredContent`);
-    if (!tool.output(structured))
-      throw new McpError(errorCode(revision, "INTERNAL_ERROR")!, `tool ${tool.name} returned structuredContent that does not match its outputSchema: ${tool.output.describe()}`);
+    if (structured === undefined) throw new RefusedResult(`tool ${tool.name} declares an outputSchema but returned no structuredContent`);
+    if (!tool.output(structured)) throw new RefusedResult(`tool ${tool.name} returned structuredContent that does not match its outputSchema: ${tool.output.describe()}`);
   }
   if (structured !== undefined) {
     // Structured content SHOULD also be sent as text. spec/2025-06-18/server/tools.mdx#structured-content

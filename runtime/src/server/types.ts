@@ -65,6 +65,24 @@ export interface AskOptions {
   key?: string;
 }
 
+/** A record's level, in increasing severity (the generated project's `--log-level` names). */
+export type LogLevel = "debug" | "info" | "warn" | "error";
+
+/**
+ * One structured log record: `level`, `msg`, then its fields. A handler failure's record has `method`,
+ * `tool`/`prompt`/`uri` (what the request named), `requestId`, `session` (a legacy HTTP session id's first 8
+ * characters), `subject` (the principal's, never a token), `task` (a task run's id), `errorId`, and `error`
+ * (`{ name?, message, stack? }`).
+ */
+export interface LogRecord {
+  level: LogLevel;
+  msg: string;
+  [field: string]: unknown;
+}
+
+/** The server's logger (`createServer({ logger })`): called once per record; what it throws is ignored. */
+export type Logger = (record: LogRecord) => void;
+
 /** Levels in increasing severity (RFC 5424), as `LoggingLevel` lists them. */
 export const LOGGING_LEVELS: readonly LoggingLevel[] = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"];
 
@@ -104,6 +122,8 @@ export interface RequestContext {
   clientCapabilities: ClientCapabilities;
   clientInfo?: Implementation;
   requestId: RequestId;
+  /** The legacy Streamable HTTP (or HTTP+SSE) session's id; undefined on stdio and for 2026-07-28 requests, which have none. */
+  sessionId?: string;
   /** The verified principal of an authorized HTTP request; undefined without authorization (and on stdio). */
   principal?: Principal;
   /** Set when the handler runs as a task (see ToolDefinition.taskSupport). */
@@ -127,7 +147,7 @@ export interface RequestContext {
    * Modern (2026-07-28): an entry of an `input_required` result's `inputRequests`; the handler runs again on the
    * client's retry and this call then returns its answer (spec/2026-07-28/basic/patterns/mrtr.mdx). Handlers must
    * therefore be safe to re-run up to their asks. Throws MissingCapabilityError when the client did not declare
-   * `elicitation` for this request.
+   * `elicitation` for this request, or when the revision in force has none (2024-11-05 and 2025-03-26).
    */
   elicit(params: ElicitRequestParams, options?: AskOptions): Promise<ElicitResult>;
   /** Ask the client's model (sampling), as `elicit` does. Throws MissingCapabilityError without a declared `sampling`. */
@@ -351,4 +371,18 @@ export interface ServerOptions {
   sessions?: import("../state/sessions.js").SessionStore & import("../state/sessions.js").EventLog;
   /** Tasks: the store and limits. Used only when a tool has `taskSupport`. */
   tasks?: TaskOptions;
+  /**
+   * Where the runtime's log records go: one call per record (`{ level, msg, ...fields }`, see LogRecord). Every
+   * handler failure is one record: at `error` what a handler threw or rejected with, or a result the runtime refused
+   * (with its message and stack and an `errorId`), at `info` a protocol error it threw on purpose (McpError,
+   * ResourceNotFoundError, MissingCapabilityError), at `debug` one after its request was cancelled. Default: records
+   * at `warn` and above as one JSON line on stderr (never stdout, the stdio protocol channel).
+   */
+  logger?: Logger;
+  /**
+   * Whether a client is told a handler failure's exception text (a tool's `isError` text, a -32603 message). False:
+   * "Internal error (id <errorId>)", the id of its log record. Protocol errors a handler throws on purpose keep their
+   * message either way. Default: false when env NODE_ENV is `production`, else true.
+   */
+  exposeErrors?: boolean;
 }

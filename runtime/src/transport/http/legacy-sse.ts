@@ -53,8 +53,10 @@ export class SseSession implements Sink {
     core: ProtocolCore,
     readonly res: Reply,
     private readonly limits: Required<MessageLimits>,
+    id: string,
   ) {
-    this.connection = core.connect(this, { ...LEGACY, limits });
+    // The link's id is the session's (handlers' ctx.sessionId, the failure log's `session`).
+    this.connection = core.connect(this, { ...LEGACY, id, limits });
     this.fallback = core.eras.legacy.at(-1) ?? core.revisions[core.revisions.length - 1];
     this.out = new PacedOutput((chunk) => void (res.destroyed || res.write(chunk)), false);
     res.once("close", () => this.out.close());
@@ -94,7 +96,7 @@ export class LegacySseTransport {
       return this.t.responder.quota(res, streamQuota);
     }
     const id = newSessionId();
-    const session = new SseSession(this.t.core, res, this.t.quotas.limits);
+    const session = new SseSession(this.t.core, res, this.t.quotas.limits, id);
     session.principal = principal;
     this.sessions.set(id, session);
     this.t.streams.start(res, 200);
