@@ -178,6 +178,21 @@ describe("spans over stdio (a real child process, the SDK registered), the paren
     expect(run.attributes).toEqual({ "mcp.task.id": taskId, "gen_ai.tool.name": "work", "gen_ai.operation.name": "execute_tool", "mcp.task.status": "completed" });
     expect(one(r, "work itself")).toMatchObject({ traceId: TRACE, parentSpanId: run.spanId });
   });
+
+  it("a handler's failure is logged on stderr with the trace id of its request's span (the client's trace)", async () => {
+    const r = await receiver();
+    const { client, transport, done } = await stdioClient(r, LEGACY);
+    const result = await client.callTool("throws", {}, { meta: { traceparent: TRACEPARENT } });
+    expect(result.isError).toBe(true);
+    await done();
+    const records = transport.stderr
+      .split("\n")
+      .filter((line) => line.startsWith("{"))
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .filter((record) => record.tool === "throws");
+    expect(records).toHaveLength(1);
+    expect(records[0]).toMatchObject({ level: "error", method: "tools/call", traceId: TRACE, error: { message: "the weather API key is missing" } });
+  });
 });
 
 describe("spans over Streamable HTTP, the parent from the traceparent header", () => {

@@ -35,6 +35,7 @@ export class HandlerContext implements RequestContext {
   clientInfo?: RequestContext["clientInfo"];
   readonly principal: RequestContext["principal"];
   readonly sessionId: string | undefined;
+  readonly traceId: string | undefined;
   private lastProgress = -Infinity;
 
   constructor(
@@ -54,6 +55,7 @@ export class HandlerContext implements RequestContext {
     this.principal = scope.principal;
     // A legacy HTTP link's id is its session's (Mcp-Session-Id); a stdio pipe's is its own, no session id.
     this.sessionId = scope.link?.transport === "http" ? scope.link.id : undefined;
+    this.traceId = scope.telemetry?.traceId;
     if (scope.clientInfo) this.clientInfo = scope.clientInfo as unknown as RequestContext["clientInfo"];
   }
 

@@ -304,6 +304,7 @@ export class Dispatcher {
       ...(typeof named.name === "string" ? { [req.method === "prompts/get" ? "prompt" : "tool"]: named.name } : {}),
       ...(typeof named.uri === "string" ? { uri: named.uri } : {}),
       sessionId: link?.transport === "http" ? link.id : undefined,
+      traceId: scope.telemetry?.traceId,
       subject: principal?.subject,
       aborted: scope.flight?.aborted,
     };

@@ -24,6 +24,8 @@ export interface RunTask {
 export interface RequestTelemetry {
   /** Run `fn` with the request's span active (the handler's own spans and calls nest under it). */
   run<T>(fn: () => T): T;
+  /** The trace id of the request's span (32 hex digits), when it is traced; for log records. */
+  readonly traceId: string | undefined;
   /** The request was answered with `response`, or (undefined) cancelled: end its span, record its duration. */
   end(response: JsonRpcMessage | undefined): void;
 }

@@ -159,6 +159,12 @@ class RequestRecord implements RequestTelemetry {
     return this.a.context.with(this.context, fn);
   }
 
+  get traceId(): string | undefined {
+    const span = this.span?.spanContext();
+    // An unsampled or invalid span (all zeros) names no trace a reader could find.
+    return span && this.a.isSpanContextValid(span) ? span.traceId : undefined;
+  }
+
   end(response: JsonRpcMessage | undefined): void {
     if (this.ended) return;
     this.ended = true;

@@ -51,6 +51,8 @@ export interface FailureSite {
   readonly sessionId?: string;
   /** The principal's subject. */
   readonly subject?: string;
+  /** The trace id of the request's span, when an OpenTelemetry SDK traces it. */
+  readonly traceId?: string;
   /** The task the run is, when it is one. */
   readonly task?: string;
   /** The request was cancelled (or its task aborted) before the handler failed. */
@@ -62,7 +64,7 @@ export interface FailureSite {
  * Read only once a handler failed (reading `ctx.signal` makes its AbortController).
  */
 export function siteOf(ctx: RequestContext, method: string, named: { tool?: string; prompt?: string; uri?: string }): FailureSite {
-  return { method, requestId: ctx.requestId, ...named, sessionId: ctx.sessionId, subject: ctx.principal?.subject, task: ctx.task?.id, aborted: ctx.signal.aborted };
+  return { method, requestId: ctx.requestId, ...named, sessionId: ctx.sessionId, traceId: ctx.traceId, subject: ctx.principal?.subject, task: ctx.task?.id, aborted: ctx.signal.aborted };
 }
 
 /** What failure reports need of a server: its logger and whether clients see exception text. */
@@ -120,6 +122,7 @@ export function failureRecord(level: LogLevel, msg: string, site: FailureSite, e
   // A session id authenticates an unauthenticated session: its first 8 characters follow it, as the request lines do.
   if (site.sessionId !== undefined) record.session = site.sessionId.slice(0, 8);
   if (site.subject !== undefined) record.subject = site.subject;
+  if (site.traceId !== undefined) record.traceId = site.traceId;
   if (site.task !== undefined) record.task = site.task;
   record.errorId = errorId;
   record.error = errorField(err);

@@ -124,6 +124,11 @@ export interface RequestContext {
   requestId: RequestId;
   /** The legacy Streamable HTTP (or HTTP+SSE) session's id; undefined on stdio and for 2026-07-28 requests, which have none. */
   sessionId?: string;
+  /**
+   * The W3C trace id (32 hex digits) of the request's span when an OpenTelemetry SDK is tracing it; undefined
+   * otherwise. Handler failures are logged with it (docs/telemetry.md).
+   */
+  traceId?: string;
   /** The verified principal of an authorized HTTP request; undefined without authorization (and on stdio). */
   principal?: Principal;
   /** Set when the handler runs as a task (see ToolDefinition.taskSupport). */
