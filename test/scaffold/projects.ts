@@ -7,7 +7,7 @@
  * (npm jobs two at a time).
  */
 import { spawn } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { request as httpRequest } from "node:http";
 import { createServer, type AddressInfo } from "node:net";
 import { join } from "node:path";
@@ -15,7 +15,7 @@ import { pathToFileURL } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
 import { ROOT } from "../helpers.js";
 import { addSlowTool, checkDockerfile, checkSlowShutdown, checkStdioLog, modern, startHttp } from "./deploy.js";
-import { create, expectOk, hashTree, linkNodeModules, npm, passedCount, run, tempDir, type Template, type TransportChoice } from "./support.js";
+import { create, expectOk, hashTree, linkNodeModules, npm, passedCount, run, sharedProject, tempDir, type Template, type TransportChoice } from "./support.js";
 
 // "both" (the default) is built and tested from the published packages by test/release/registry.test.ts, for both
 // templates; here it is the install the other projects link to, and the conformance runs use the http project.
@@ -142,27 +142,37 @@ async function checkDeploy(project: string): Promise<void> {
 
 export function projectSuite(template: Template, options: { typeSafety?: boolean; mutations?: boolean; deploy?: boolean; conformance?: string[]; tasksScenarios?: boolean } = {}): void {
   const work = tempDir(template);
-  const dir = (name: string) => join(work, name, `${template}-${name}`);
+  let both = "";
+  const dir = (name: string) => (name === "both" ? both : join(work, name, `${template}-${name}`));
   const mutant = (i: number) => dir(`mutant-${i}`);
 
   describe(`the ${template} template`, () => {
     beforeAll(async () => {
-      // One npm install per template ("both"); every other project links to its node_modules.
-      const r = await create([dir("both"), "--yes", "--template", template]);
-      expectOk(r, `create-mcp-server ${template} (with install)`);
+      // One npm install per template ("both"), shared with the other test files that need an installed project
+      // (support.ts sharedProject); every other project links to its node_modules. The stdio and http projects are
+      // scaffolded meanwhile; the projects that only serve as a playground (generate, types, slow, the mutants) are
+      // copies of the scaffold with the same flags, which is what the scaffolder would write again.
+      const [installed, ...scaffolded] = await Promise.all([
+        sharedProject(template),
+        ...(["stdio", "http"] as const).map((t) => create([dir(t), "--yes", "--no-install", "--template", template, "--transport", t])),
+      ]);
+      both = installed.dir;
+      const r = installed.run;
       expect(r.stdout).toMatch(/Installing dependencies with npm install\.\.\.\n✔ Installing dependencies with npm install \(\d+\.\d s\)/);
       console.log(`${template}: scaffold + npm install in ${(r.ms / 1000).toFixed(1)} s`);
-      const others: [string, string[]][] = [
-        ["stdio", ["--transport", "stdio"]],
-        ["http", ["--transport", "http"]],
-        ["generate", []],
-      ];
-      if (options.typeSafety) others.push(["types", ["--transport", "stdio"]]);
-      if (options.deploy) others.push(["slow", ["--transport", "http"]]);
-      if (options.mutations) MUTATIONS.forEach((_, i) => others.push([`mutant-${i}`, ["--transport", "stdio"]]));
-      for (const [name, flags] of others) {
-        expectOk(await create([dir(name), "--yes", "--no-install", "--template", template, ...flags]), `create-mcp-server ${template} ${flags.join(" ")}`);
-        linkNodeModules(dir("both"), dir(name), name.startsWith("mutant") ? ["@create-mcp-server/runtime"] : []);
+      scaffolded.forEach((s, i) => expectOk(s, `create-mcp-server ${template} --transport ${CHOICES[i]}`));
+      for (const t of CHOICES) linkNodeModules(both, dir(t));
+      const copies: [string, string][] = [["generate", both]];
+      if (options.typeSafety) copies.push(["types", dir("stdio")]);
+      if (options.deploy) copies.push(["slow", dir("http")]);
+      if (options.mutations) MUTATIONS.forEach((_, i) => copies.push([`mutant-${i}`, dir("stdio")]));
+      // The first build of a fresh scaffold, once per transport: the copies start from it (tsc's build info is copied
+      // too), so theirs are incremental, as are the transport tests' own builds below.
+      const builds = await Promise.all(CHOICES.map((t) => npm(dir(t), ["run", "build"])));
+      builds.forEach((b, i) => expectOk(b, `npm run build (${template}, ${CHOICES[i]}, fresh)`));
+      for (const [name, from] of copies) {
+        cpSync(from, dir(name), { recursive: true, verbatimSymlinks: true, filter: (src) => src !== join(from, "node_modules") });
+        linkNodeModules(both, dir(name), name.startsWith("mutant") ? ["@create-mcp-server/runtime"] : []);
       }
     }, 600_000);
 
@@ -329,7 +339,9 @@ export function projectSuite(template: Template, options: { typeSafety?: boolean
             }
             expect(broken, "the rule to break is where the mutation expects it (the rules module and the bundle)").toBeGreaterThanOrEqual(2);
             const test = await npm(mutant(i), ["test", "--", "test/protocol.test.ts"]);
+            // It built (the copy's dist/ comes from the stdio project's build, so the output says so): the failure is the tests'.
             expect(existsSync(join(mutant(i), "dist", "src", "main.js")), "it built: the failure is the tests'").toBe(true);
+            expect(test.stdout + test.stderr, "it built: the failure is the tests'").not.toMatch(/error TS\d+|generate: /);
             expect(test.status, "npm test must fail against the broken runtime").not.toBe(0);
             expect(test.stdout).toMatch(failing);
           },
