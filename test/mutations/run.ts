@@ -6,7 +6,8 @@
  * fails for such a reason proves nothing about the rule).
  *
  * Per mutation: the project is copied to a temporary folder (node_modules linked, not copied), the patch applied,
- * `npm run generate` run when the file is under generator/, then `vitest run <test> [-t filter]`. The runtime:
+ * `npm run generate` run when the file is under generator/, then `vitest run <test> [-t filter] --bail=1` (the first
+ * failing test is enough to call it caught). The runtime:
  * - a test file that starts child processes (they load runtime/dist) gets `npm run build:runtime` in the copy;
  * - any other test file runs in process against runtime/src (its imports of runtime/dist aliased there), so no build.
  *   Should such a mutation survive, it is tried once more with the build, so a child process the first look missed
