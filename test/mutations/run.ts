@@ -5,7 +5,8 @@
  * code moves. So is a patch that no longer builds, and a test file that does not load or runs no test (a test that
  * fails for such a reason proves nothing about the rule).
  *
- * Per mutation: the project is copied to a temporary folder (node_modules linked, not copied), the patch applied,
+ * Per mutation: the project is copied to a temporary folder (node_modules and schemas linked, not copied, runtime/dist
+ * left out), the patch applied,
  * `npm run generate` run when the file is under generator/, then `vitest run <test> [-t filter] --bail=1` (the first
  * failing test is enough to call it caught). The runtime:
  * - a test file that starts child processes (they load runtime/dist) gets `npm run build:runtime` in the copy;
@@ -16,8 +17,8 @@
  * Two at a time (`--jobs N`); `--only id,id` runs some; `--check` only looks for stale ones; `--keep` keeps the copies.
  * Run it after `npm run build` (the copies start from this tree's out/ and runtime/dist).
  */
-import { spawn, spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -84,31 +85,23 @@ function run(cmd: string, args: string[], cwd: string): Promise<{ code: number |
   });
 }
 
-/** A build's half-made or replaced output (runtime/build.mjs, generate): never part of a copy. */
-const SWAP = /^(dist|out)\.(tmp|old)-/;
-
 /**
- * A copy of the project in a temporary folder: everything but .git and node_modules (linked), plus SRC_CONFIG. With
- * `cp -a` per top-level entry where there is one (a third of cpSync's CPU time, which a copy per mutation adds up).
+ * A copy of the project in a temporary folder: everything but .git and node_modules (linked), plus SRC_CONFIG. The
+ * schemas are linked too (nothing a mutation runs writes there; a mutation of a file under schemas/ gets its own copy),
+ * and runtime/dist is left out unless `dist`: a mutation's run that needs it builds it (check), and the in-process
+ * ones resolve it to runtime/src. Those two are half of the tree's bytes, and the copy is made once per mutation.
  */
-function copyProject(): string {
+function copyProject(dist = true, schemas = false): string {
   const dir = mkdtempSync(join(tmpdir(), "mcp-mutation-"));
-  const entries = readdirSync(ROOT).filter((e) => e !== ".git" && e !== "node_modules" && !SWAP.test(e));
-  const cp = process.platform === "win32" ? { status: 1 } : spawnSync("cp", ["-a", ...entries.map((e) => join(ROOT, e)), dir], { stdio: "ignore" });
-  if (cp.status !== 0) {
-    rmSync(dir, { recursive: true, force: true });
-    mkdirSync(dir);
-    cpSync(ROOT, dir, {
-      recursive: true,
-      filter: (src) => {
-        const rel = relative(ROOT, src).split(/[\\/]/);
-        return rel[0] !== ".git" && !rel.includes("node_modules") && !SWAP.test(rel.at(-1)!);
-      },
-    });
-  }
-  // What cp -a took along below the top level: a nested node_modules (this tree's is linked), a build's swap folders.
-  const left = readdirSync(dir, { recursive: true, encoding: "utf8" }).filter((p) => /(^|[\\/])(node_modules|(dist|out)\.(tmp|old)-[^\\/]*)$/.test(p));
-  for (const p of left) rmSync(join(dir, p), { recursive: true, force: true });
+  cpSync(ROOT, dir, {
+    recursive: true,
+    filter: (src) => {
+      const rel = relative(ROOT, src).split(/[\\/]/);
+      if ((rel[0] === "schemas" && !schemas) || (!dist && rel[0] === "runtime" && rel[1] === "dist")) return false;
+      return rel[0] !== ".git" && !rel.includes("node_modules") && !/^(dist|out)\.(tmp|old)-/.test(rel.at(-1)!);
+    },
+  });
+  if (!schemas) symlinkSync(join(ROOT, "schemas"), join(dir, "schemas"), "dir");
   symlinkSync(join(ROOT, "node_modules"), join(dir, "node_modules"), "dir");
   const src = JSON.stringify(join(dir, "runtime", "src") + "/");
   // The cache in the copy: node_modules is this tree's, linked, and stays untouched.
@@ -165,7 +158,7 @@ async function check(m: Mutation, keep: boolean): Promise<Result> {
   const done = (r: Omit<Result, "seconds">): Result => ({ ...r, seconds: (Date.now() - start) / 1000 });
   const stale = staleness(m);
   if (stale) return done({ outcome: "stale", detail: `stale mutation: ${stale}` });
-  const dir = copyProject();
+  const dir = copyProject(false, m.file.startsWith("schemas/"));
   try {
     const file = join(dir, m.file);
     writeFileSync(
