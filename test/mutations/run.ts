@@ -5,8 +5,10 @@
  * code moves. So is a patch that no longer builds, and a test file that does not load or runs no test (a test that
  * fails for such a reason proves nothing about the rule).
  *
- * Per mutation: the project is copied to a temporary folder (node_modules linked, not copied), the patch applied,
- * `npm run generate` run when the file is under generator/, then `vitest run <test> [-t filter]`. The runtime:
+ * Per mutation: the project is copied to a temporary folder (node_modules and schemas linked, not copied, runtime/dist
+ * left out), the patch applied,
+ * `npm run generate` run when the file is under generator/, then `vitest run <test> [-t filter] --bail=1` (the first
+ * failing test is enough to call it caught). The runtime:
  * - a test file that starts child processes (they load runtime/dist) gets `npm run build:runtime` in the copy;
  * - any other test file runs in process against runtime/src (its imports of runtime/dist aliased there), so no build.
  *   Should such a mutation survive, it is tried once more with the build, so a child process the first look missed
@@ -83,16 +85,23 @@ function run(cmd: string, args: string[], cwd: string): Promise<{ code: number |
   });
 }
 
-/** A copy of the project in a temporary folder: everything but .git and node_modules (linked), plus SRC_CONFIG. */
-function copyProject(): string {
+/**
+ * A copy of the project in a temporary folder: everything but .git and node_modules (linked), plus SRC_CONFIG. The
+ * schemas are linked too (nothing a mutation runs writes there; a mutation of a file under schemas/ gets its own copy),
+ * and runtime/dist is left out unless `dist`: a mutation's run that needs it builds it (check), and the in-process
+ * ones resolve it to runtime/src. Those two are half of the tree's bytes, and the copy is made once per mutation.
+ */
+function copyProject(dist = true, schemas = false): string {
   const dir = mkdtempSync(join(tmpdir(), "mcp-mutation-"));
   cpSync(ROOT, dir, {
     recursive: true,
     filter: (src) => {
       const rel = relative(ROOT, src).split(/[\\/]/);
+      if ((rel[0] === "schemas" && !schemas) || (!dist && rel[0] === "runtime" && rel[1] === "dist")) return false;
       return rel[0] !== ".git" && !rel.includes("node_modules") && !/^(dist|out)\.(tmp|old)-/.test(rel.at(-1)!);
     },
   });
+  if (!schemas) symlinkSync(join(ROOT, "schemas"), join(dir, "schemas"), "dir");
   symlinkSync(join(ROOT, "node_modules"), join(dir, "node_modules"), "dir");
   const src = JSON.stringify(join(dir, "runtime", "src") + "/");
   // The cache in the copy: node_modules is this tree's, linked, and stays untouched.
@@ -124,11 +133,15 @@ function verdict(reportFile: string): { ran: number; failed: string[]; loadError
 
 const tail = (s: string, lines = 25) => s.trimEnd().split("\n").slice(-lines).join("\n");
 
-/** Run `test` in the copy `dir`: in process against runtime/src, or (`built`) against the copy's runtime/dist. */
-async function vitest(dir: string, test: string, filter: string | undefined, built: boolean, name: string): Promise<{ failed: string[] } | { broken: string }> {
+/**
+ * Run `test` in the copy `dir`: in process against runtime/src, or (`built`) against the copy's runtime/dist. A
+ * mutation's run (`bail`) stops at its first failing test: one is all a caught mutation needs.
+ */
+async function vitest(dir: string, test: string, filter: string | undefined, built: boolean, name: string, bail = false): Promise<{ failed: string[] } | { broken: string }> {
   const report = join(dir, `.mutation-report-${name}.json`);
   const args = [join("node_modules", "vitest", "vitest.mjs"), "run", test, "--reporter=json", `--outputFile=${report}`];
   args.push("--config", built ? DIST_CONFIG : SRC_CONFIG);
+  if (bail) args.push("--bail=1");
   if (filter) args.push("-t", filter);
   const t = await run(process.execPath, args, dir);
   const v = verdict(report);
@@ -145,7 +158,7 @@ async function check(m: Mutation, keep: boolean): Promise<Result> {
   const done = (r: Omit<Result, "seconds">): Result => ({ ...r, seconds: (Date.now() - start) / 1000 });
   const stale = staleness(m);
   if (stale) return done({ outcome: "stale", detail: `stale mutation: ${stale}` });
-  const dir = copyProject();
+  const dir = copyProject(false, m.file.startsWith("schemas/"));
   try {
     const file = join(dir, m.file);
     writeFileSync(
@@ -162,7 +175,7 @@ async function check(m: Mutation, keep: boolean): Promise<Result> {
         const b = await buildRuntime(dir);
         if (b.code !== 0) return done({ outcome: "broken", detail: `npm run build:runtime failed (a patch must compile):\n${tail(b.output)}` });
       }
-      const v = await vitest(dir, m.test, m.filter, built, m.id);
+      const v = await vitest(dir, m.test, m.filter, built, m.id, true);
       if ("broken" in v) return done({ outcome: "broken", detail: v.broken });
       if (v.failed.length) return done({ outcome: "caught", by: v.failed });
       // Survived in process: once more against a rebuilt runtime/dist, in case the test starts a child after all.

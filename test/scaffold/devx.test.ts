@@ -7,7 +7,7 @@ import { parse as parseYaml } from "yaml";
 import { beforeAll, describe, expect, it } from "vitest";
 import { detectPackageManager, resolvePackageManager } from "../../generator/package-manager.js";
 import { CLI, OUT } from "../helpers.js";
-import { create, expectOk, npm, run, tempDir } from "./support.js";
+import { copyProject, create, expectOk, npm, run, sharedProject, tempDir } from "./support.js";
 
 const work = tempDir("devx");
 const scaffoldWith = (args: string[], env: Record<string, string | undefined> = {}) => run(process.execPath, [CLI, ...args], { env });
@@ -212,10 +212,12 @@ const addShout = (dir: string) => {
 };
 
 describe("an installed project (--transport both)", () => {
-  const dir = join(work, "installed", "devx-both");
+  // A copy of the run's installed basic project (the default template and transport, with git), so that its edits
+  // stay here; its node_modules is linked.
+  const dir = join(work, "installed", "basic-both");
   beforeAll(async () => {
-    expectOk(await create([dir, "--yes", "--transport", "both"]), "create-mcp-server with install");
-  }, 300_000);
+    copyProject((await sharedProject("basic")).dir, dir);
+  }, 600_000);
 
   it("the first commit has the lock file; npm run lint passes as scaffolded and after a build, fails on a misformatted file, and npm run format fixes it", async () => {
     expect((await git(dir, ["ls-files", "package-lock.json"])).stdout.trim()).toBe("package-lock.json");
@@ -241,16 +243,16 @@ describe("an installed project (--transport both)", () => {
     const script = join(dir, "scripts", "add-to-client.mjs");
     const r = await run(process.execPath, [script, "--config", config], { cwd: work });
     expectOk(r, "add-to-client");
-    expect(r.stdout).toBe(`Added "devx-both" in ${config}; restart the client to load it\n`);
+    expect(r.stdout).toBe(`Added "basic-both" in ${config}; restart the client to load it\n`);
     expect(JSON.parse(readFileSync(config, "utf8"))).toEqual({
       theme: "dark",
-      mcpServers: { other: { command: "other-server" }, "devx-both": { command: process.execPath, args: [join(dir, "dist", "src", "main.js"), "--transport", "stdio"] } },
+      mcpServers: { other: { command: "other-server" }, "basic-both": { command: process.execPath, args: [join(dir, "dist", "src", "main.js"), "--transport", "stdio"] } },
     });
-    expect((await run(process.execPath, [script, "--config", config], { cwd: work })).stdout).toMatch(/^Replaced "devx-both"/);
+    expect((await run(process.execPath, [script, "--config", config], { cwd: work })).stdout).toMatch(/^Replaced "basic-both"/);
     // The entry it wrote starts a server that answers over stdio.
-    const entry = JSON.parse(readFileSync(config, "utf8")).mcpServers["devx-both"];
+    const entry = JSON.parse(readFileSync(config, "utf8")).mcpServers["basic-both"];
     const help = await run(entry.command, [...entry.args, "--help"], { timeoutMs: 20_000 });
-    expect([help.status, help.stdout]).toEqual([0, expect.stringMatching(/^Usage: devx-both /)]);
+    expect([help.status, help.stdout]).toEqual([0, expect.stringMatching(/^Usage: basic-both /)]);
 
     writeFileSync(config, "{ not json");
     const broken = await run(process.execPath, [script, "--config", config], { cwd: work });

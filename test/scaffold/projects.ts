@@ -1,13 +1,14 @@
 /**
  * The acceptance suite of one template: for each transport choice, scaffold into a temp directory, install
- * (once per template: the other projects link to that install), `npm run build`, `npm test`; `npm run generate`
- * is idempotent; for basic also the type-safety contract and the mutation proof; for everything the official
- * conformance suite over HTTP; the deployment checks of deploy.ts (stdio logging on every stdio build, and with
- * `deploy` the Dockerfile run without docker and SIGTERM during a slow request). The projects are independent folders, so their tests run concurrently
- * (npm jobs two at a time).
+ * (once per template for the whole run, support.ts sharedProject: the other projects link to that install, and other
+ * test files use it too), `npm run build`, `npm test`; `npm run generate` is idempotent; for basic also the
+ * type-safety contract and the mutation proof; for everything the official conformance suite over HTTP; the
+ * deployment checks of deploy.ts (stdio logging on every stdio build, and with `deploy` the Dockerfile run without
+ * docker and SIGTERM during a slow request). The projects are independent folders, so their tests run concurrently
+ * (npm jobs two at a time); those that only serve as a playground are copies of a built scaffold.
  */
 import { spawn } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { request as httpRequest } from "node:http";
 import { createServer, type AddressInfo } from "node:net";
 import { join } from "node:path";
@@ -15,7 +16,7 @@ import { pathToFileURL } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
 import { ROOT } from "../helpers.js";
 import { addSlowTool, checkDockerfile, checkHandlerFailureLog, checkSlowShutdown, checkStdioLog, modern, startHttp } from "./deploy.js";
-import { create, expectOk, hashTree, linkNodeModules, npm, passedCount, run, tempDir, type Template, type TransportChoice } from "./support.js";
+import { create, expectOk, hashTree, linkNodeModules, npm, passedCount, run, sharedProject, tempDir, type Template, type TransportChoice } from "./support.js";
 
 // "both" (the default) is built and tested from the published packages by test/release/registry.test.ts, for both
 // templates; here it is the install the other projects link to, and the conformance runs use the http project.
@@ -142,27 +143,41 @@ async function checkDeploy(project: string): Promise<void> {
 
 export function projectSuite(template: Template, options: { typeSafety?: boolean; mutations?: boolean; deploy?: boolean; conformance?: string[]; tasksScenarios?: boolean } = {}): void {
   const work = tempDir(template);
-  const dir = (name: string) => join(work, name, `${template}-${name}`);
+  let both = "";
+  const buildMs = new Map<TransportChoice, number>();
+  const dir = (name: string) => (name === "both" ? both : join(work, name, `${template}-${name}`));
   const mutant = (i: number) => dir(`mutant-${i}`);
 
   describe(`the ${template} template`, () => {
     beforeAll(async () => {
-      // One npm install per template ("both"); every other project links to its node_modules.
-      const r = await create([dir("both"), "--yes", "--template", template]);
-      expectOk(r, `create-mcp-server ${template} (with install)`);
+      // One npm install per template ("both"), shared with the other test files that need an installed project
+      // (support.ts sharedProject); every other project links to its node_modules. The stdio and http projects are
+      // scaffolded meanwhile; the projects that only serve as a playground (generate, types, slow, the mutants) are
+      // copies of the scaffold with the same flags, which is what the scaffolder would write again.
+      const [installed, ...scaffolded] = await Promise.all([
+        sharedProject(template),
+        ...(["stdio", "http"] as const).map((t) => create([dir(t), "--yes", "--no-install", "--template", template, "--transport", t])),
+      ]);
+      both = installed.dir;
+      const r = installed.run;
       expect(r.stdout).toMatch(/Installing dependencies with npm install\.\.\.\n✔ Installing dependencies with npm install \(\d+\.\d s\)/);
       console.log(`${template}: scaffold + npm install in ${(r.ms / 1000).toFixed(1)} s`);
-      const others: [string, string[]][] = [
-        ["stdio", ["--transport", "stdio"]],
-        ["http", ["--transport", "http"]],
-        ["generate", []],
-      ];
-      if (options.typeSafety) others.push(["types", ["--transport", "stdio"]]);
-      if (options.deploy) others.push(["slow", ["--transport", "http"]]);
-      if (options.mutations) MUTATIONS.forEach((_, i) => others.push([`mutant-${i}`, ["--transport", "stdio"]]));
-      for (const [name, flags] of others) {
-        expectOk(await create([dir(name), "--yes", "--no-install", "--template", template, ...flags]), `create-mcp-server ${template} ${flags.join(" ")}`);
-        linkNodeModules(dir("both"), dir(name), name.startsWith("mutant") ? ["@create-mcp-server/runtime"] : []);
+      scaffolded.forEach((s, i) => expectOk(s, `create-mcp-server ${template} --transport ${CHOICES[i]}`));
+      for (const t of CHOICES) linkNodeModules(both, dir(t));
+      const copies: [string, string][] = [["generate", both]];
+      if (options.typeSafety) copies.push(["types", dir("stdio")]);
+      if (options.deploy) copies.push(["slow", dir("http")]);
+      if (options.mutations) MUTATIONS.forEach((_, i) => copies.push([`mutant-${i}`, dir("stdio")]));
+      // `npm run build` of each fresh scaffold (the first half of the transport tests below): the copies start from
+      // it (tsc's build info is copied too), so their builds are incremental.
+      const builds = await Promise.all(CHOICES.map((t) => npm(dir(t), ["run", "build"])));
+      builds.forEach((b, i) => {
+        expectOk(b, `npm run build (${template}, ${CHOICES[i]})`);
+        buildMs.set(CHOICES[i], b.ms);
+      });
+      for (const [name, from] of copies) {
+        cpSync(from, dir(name), { recursive: true, verbatimSymlinks: true, filter: (src) => src !== join(from, "node_modules") });
+        linkNodeModules(both, dir(name), name.startsWith("mutant") ? ["@create-mcp-server/runtime"] : []);
       }
     }, 600_000);
 
@@ -170,8 +185,7 @@ export function projectSuite(template: Template, options: { typeSafety?: boolean
       it.concurrent(
         `--transport ${t}: npm run build, then npm test, pass`,
         async () => {
-          const build = await npm(dir(t), ["run", "build"]);
-          expectOk(build, `npm run build (${template}, ${t})`);
+          // Built in beforeAll; npm test builds again first (its pretest), incrementally.
           if (t === "http") {
             await checkListenFailures(dir(t), `${template}-${t}`);
             await checkDeploy(dir(t));
@@ -179,10 +193,9 @@ export function projectSuite(template: Template, options: { typeSafety?: boolean
           const test = await npm(dir(t), ["test"]);
           expectOk(test, `npm test (${template}, ${t})`);
           const passed = passedCount(test.stdout);
-          console.log(`${template} --transport ${t}: npm test passed ${passed} tests in ${(test.ms / 1000).toFixed(1)} s (build ${(build.ms / 1000).toFixed(1)} s)`);
+          console.log(`${template} --transport ${t}: npm test passed ${passed} tests in ${(test.ms / 1000).toFixed(1)} s (build ${(buildMs.get(t)! / 1000).toFixed(1)} s)`);
           expect(passed).toBeGreaterThan(40);
-          // Under 60 s on an idle machine (the README's figure); this suite runs projects side by side, so allow for that.
-          expect(test.ms).toBeLessThan(120_000);
+          // How long it takes is the bench's to measure (npm run bench:suite), never a timed assertion here.
           const main = readFileSync(join(dir(t), "src", "main.ts"), "utf8");
           expect(main.includes("nodeHandler")).toBe(t !== "stdio");
           expect(main.includes("serveStdio")).toBe(t !== "http");
@@ -330,7 +343,9 @@ export function projectSuite(template: Template, options: { typeSafety?: boolean
             }
             expect(broken, "the rule to break is where the mutation expects it (the rules module and the bundle)").toBeGreaterThanOrEqual(2);
             const test = await npm(mutant(i), ["test", "--", "test/protocol.test.ts"]);
+            // It built (the copy's dist/ comes from the stdio project's build, so the output says so): the failure is the tests'.
             expect(existsSync(join(mutant(i), "dist", "src", "main.js")), "it built: the failure is the tests'").toBe(true);
+            expect(test.stdout + test.stderr, "it built: the failure is the tests'").not.toMatch(/error TS\d+|generate: /);
             expect(test.status, "npm test must fail against the broken runtime").not.toBe(0);
             expect(test.stdout).toMatch(failing);
           },

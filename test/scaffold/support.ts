@@ -1,9 +1,9 @@
 /** Shared helpers of the scaffolder suites: run the CLI, run npm in a project, hash a folder. */
 import { execFile, type ExecFileOptions } from "node:child_process";
 import { createHash } from "node:crypto";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, symlinkSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, relative } from "node:path";
+import { dirname, join, relative } from "node:path";
 import { CLI, ROOT } from "../helpers.js";
 
 export interface Run {
@@ -98,6 +98,60 @@ export function linkNodeModules(from: string, to: string, own: string[] = []): v
     } else if (own.includes(entry)) cpSync(join(src, entry), join(dst, entry), { recursive: true, dereference: true });
     else symlinkSync(join(src, entry), join(dst, entry));
   }
+}
+
+/**
+ * A copy of the project `from` in `to` (made, with its parents): every file but node_modules, which is linked to
+ * `from`'s as linkNodeModules does (`own` entries copied). For a test that changes a project: the shared one stays as
+ * scaffolded. A copy of a built project keeps dist/ and tsc's build info, so its next build is incremental.
+ */
+export function copyProject(from: string, to: string, own: string[] = []): string {
+  mkdirSync(to, { recursive: true });
+  cpSync(from, to, { recursive: true, verbatimSymlinks: true, filter: (src) => src !== join(from, "node_modules") });
+  if (existsSync(join(from, "node_modules"))) linkNodeModules(from, to, own);
+  return to;
+}
+
+const shared = new Map<string, Promise<{ dir: string; run: Run }>>();
+
+/**
+ * One scaffolded and installed project per template and flags for the whole test run, shared by the test files
+ * (each runs in a worker process of its own): `create-mcp-server <dir> --yes --template <template> ...flags` with its
+ * npm install and git commit, in the run's temporary folder, made by the first caller while the others wait for it.
+ * The project is named `<template>-both` unless `name` says otherwise. Read-only for its users: copyProject it (or
+ * linkNodeModules to it) to change anything. `run` is the create command's result (the same for every caller).
+ */
+export function sharedProject(template: Template, flags: string[] = [], name = `${template}-both`): Promise<{ dir: string; run: Run }> {
+  const key = [template, name, ...flags].join(" ").replace(/[^\w.-]+/g, "_");
+  let made = shared.get(key);
+  if (!made) shared.set(key, (made = makeShared(key, template, flags, name)));
+  return made;
+}
+
+async function makeShared(key: string, template: Template, flags: string[], name: string): Promise<{ dir: string; run: Run }> {
+  const base = join(tmpdir(), "cms-shared-projects", key);
+  const dir = join(base, name);
+  const result = join(base, "created.json");
+  mkdirSync(dirname(base), { recursive: true });
+  let mine = true;
+  try {
+    mkdirSync(base);
+  } catch {
+    mine = false; // another test file is making it (or made it): wait for its result
+  }
+  if (mine) {
+    const r = await create([dir, "--yes", "--template", template, ...flags]);
+    writeFileSync(`${result}.tmp`, JSON.stringify(r));
+    renameSync(`${result}.tmp`, result);
+  }
+  const deadline = Date.now() + 600_000;
+  while (!existsSync(result)) {
+    if (Date.now() > deadline) throw new Error(`the shared ${template} project (${flags.join(" ")}) was not made within 600 s`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  const r: Run = JSON.parse(readFileSync(result, "utf8"));
+  expectOk(r, `create-mcp-server ${template} ${flags.join(" ")} (the shared installed project)`);
+  return { dir, run: r };
 }
 
 /** "Tests  N passed (N)" from vitest's summary. */
