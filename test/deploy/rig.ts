@@ -92,8 +92,8 @@ export async function scaffoldRigProject(): Promise<string> {
   const patched = source
     .replace('import { register } from "../generated/register.js";', 'import { register } from "../generated/register.js";\nimport { addRigTools } from "./rig-tools.js";')
     .replace(
-      "current = register(createServer({ ...serverInfo, revisions }));",
-      "current = addRigTools(register(createServer({ ...serverInfo, revisions, tasks: { leaseMs: Number(process.env.RIG_TASK_LEASE_MS) || undefined, pollIntervalMs: 200 } })));",
+      "current = register(createServer({ ...options, ...serverInfo, revisions }));",
+      "current = addRigTools(register(createServer({ ...options, ...serverInfo, revisions, tasks: { leaseMs: Number(process.env.RIG_TASK_LEASE_MS) || undefined, pollIntervalMs: 200 } })));",
     );
   if (patched === source || !patched.includes("addRigTools(register(")) throw new Error(`src/server.ts is not what the rig expects:\n${source}`);
   writeFileSync(serverTs, patched);
