@@ -14,6 +14,7 @@ const CLASSIFY = "test/protocol/classify.test.ts";
 const HANDLERS = "test/runtime/handlers.test.ts";
 const RULES = "test/generator/rules.test.ts";
 const REGISTRATION = "test/runtime/registration.test.ts";
+const TASK_REFUSALS = "test/runtime/tasks-refusals-http.test.ts";
 
 export const MUTATIONS: Mutation[] = [
   // ---- tokens (OAuth 2.1 resource server) ----
@@ -344,6 +345,41 @@ export const MUTATIONS: Mutation[] = [
     replace: "    this.declared.registered();\n    this.events.emit({ method: `notifications/${what}/list_changed`, filter: `${what}ListChanged` }, true);",
     test: REGISTRATION,
     filter: "hears the last tool go",
+  },
+  // ---- task quotas and task-store outages over HTTP ----
+  {
+    id: "task-refusal-http-status",
+    rule: "A task refused for a quota is HTTP 429 (the caller's) or 503 (the process's), not 200 with an error (#20: a clear refusal per quota). spec/2025-11-25/basic/utilities/tasks.mdx#resource-management",
+    file: "runtime/src/transport/http/respond.ts",
+    find: "    if (refusal) return refusal.status;\n",
+    replace: "",
+    test: TASK_REFUSALS,
+  },
+  {
+    id: "task-refusal-retry-after",
+    rule: "A refused task, and a task store outage, tell the client when to try again (Retry-After).",
+    file: "runtime/src/transport/http/exchange.ts",
+    find: 'if (refusal) res.setHeader("retry-after", String(refusal.retryAfter));',
+    replace: "",
+    test: TASK_REFUSALS,
+  },
+  {
+    id: "task-quota-per-caller-429",
+    rule: "A caller's own task quota is 429 (Too Many Requests), not the process's 503: another caller is still served.",
+    file: "runtime/src/protocol/tasks.ts",
+    find: "{ status: perCaller ? 429 : 503, retryAfter: TASK_RETRY_AFTER_S }",
+    replace: "{ status: 503, retryAfter: TASK_RETRY_AFTER_S }",
+    test: TASK_REFUSALS,
+    filter: "maxStoredTasksPerOwner",
+  },
+  {
+    id: "task-store-outage-503",
+    rule: "A task store that cannot be reached is 503 with Retry-After on task creation and every task method (#20 item 10), as the session store's outage.",
+    file: "runtime/src/protocol/errors.ts",
+    find: "if (err instanceof TaskStoreUnavailable || isStoreUnavailable(err)) return",
+    replace: "if (isStoreUnavailable(err)) return",
+    test: TASK_REFUSALS,
+    filter: "cannot be reached",
   },
   // ---- prose rules of generator/overlay.ts (regenerated into out/rules.ts) ----
   {

@@ -3,6 +3,7 @@ import type { Sink } from "../../protocol/connection.js";
 import { boundedJson, type MessageLimits } from "../../protocol/limits.js";
 import type { InFlight } from "../../protocol/request.js";
 import { type Revision, disconnectIsCancellation, primesSseStreams, resumableStreams } from "../../rules.js";
+import { httpRefusalOf } from "../../wire/http-status.js";
 import type { JsonRpcMessage, RequestId } from "../../wire/jsonrpc.js";
 import type { Accept } from "./body.js";
 import type { Reply } from "./io.js";
@@ -125,6 +126,9 @@ export class Exchange implements Sink {
     const res = this.res;
     if (res.destroyed) return;
     const status = this.host.responder.statusFor(message, this.revision);
+    // A quota or a store outage: when to try again (protocol/errors.ts).
+    const refusal = Array.isArray(message) ? undefined : httpRefusalOf(message);
+    if (refusal) res.setHeader("retry-after", String(refusal.retryAfter));
     // A response always serializes to something (one over the limit: its -32603 error).
     const json = this.encode(message)!;
     if (this.accept.json) {
