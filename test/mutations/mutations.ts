@@ -399,6 +399,25 @@ export const MUTATIONS: Mutation[] = [
     test: TASK_REFUSALS,
     filter: "cannot be reached",
   },
+  // ---- SSE back-pressure ----
+  {
+    id: "sse-stream-buffer-bound",
+    rule: "A client that does not read its SSE stream cannot make the server queue without bound: past limits.streamBufferBytes the stream is closed (#20: memory bounded).",
+    file: "runtime/src/transport/http/streams.ts",
+    find: "if (queued <= max) return write.call(res, chunk);",
+    replace: "return write.call(res, chunk);",
+    test: "test/runtime/sse-backpressure.test.ts",
+    filter: "node:http",
+  },
+  {
+    id: "sse-fetch-queued-bytes",
+    rule: "fetchHandler counts what a Response body's reader has not taken (the bound holds on every entry).",
+    file: "runtime/src/transport/http/io.ts",
+    find: "return d === null || d === undefined ? 0 : Math.max(0, -d);",
+    replace: "return 0;",
+    test: "test/runtime/sse-backpressure.test.ts",
+    filter: "fetchHandler",
+  },
   // ---- prose rules of generator/overlay.ts (regenerated into out/rules.ts) ----
   {
     id: "overlay-primes-sse-streams",

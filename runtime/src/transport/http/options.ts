@@ -30,6 +30,13 @@ export interface HttpLimits extends MessageLimits {
   streamsPerCaller?: number;
   /** Most of those streams one legacy session holds open at once (its GET stream and its POSTs). Default 100. */
   streamsPerSession?: number;
+  /**
+   * Most bytes one SSE stream may hold written but not yet taken by its client (a client that does not read): at a
+   * write past it the stream is closed, as if the client had gone (a resumable legacy stream can be resumed with
+   * Last-Event-ID; its events are in the session's event log). One event may pass it (a response up to
+   * `responseBytes`). Default 4 MiB.
+   */
+  streamBufferBytes?: number;
 }
 
 /** What HandlerOptions.clientKey sees of a request. */
