@@ -2,11 +2,13 @@
 import { isObject, McpError } from "../wire/jsonrpc.js";
 import { conform } from "../wire/encode.js";
 import { type Revision, resourceNotFoundCode } from "../rules.js";
-import { ResourceNotFoundError } from "./errors.js";
+import { quoted, ResourceNotFoundError } from "./errors.js";
 import { page } from "./pagination.js";
 import { type Registry, inRevision } from "./registry.js";
 import type { Principal, RequestContext, ResourceResult } from "./types.js";
 import { allowed, privateList, requireScopes } from "./authorization.js";
+
+const MAX_ECHOED_URI = 8192;
 
 export function listResources(registry: Registry, revision: Revision, params?: Record<string, unknown>, principal?: Principal): Record<string, unknown> {
   const all = [...registry.resources.values()]
@@ -54,14 +56,14 @@ export async function readResource(registry: Registry, revision: Revision, param
     const found = registry.resources.get(uri);
     const direct = found && inRevision(found, revision) ? found : undefined;
     if (direct) {
-      requireScopes(direct, ctx.principal, revision, `resource ${uri}`);
+      requireScopes(direct, ctx.principal, revision, `resource ${quoted(uri)}`);
       return checkContents(revision, uri, await direct.read(uri, ctx));
     }
     for (const { def, template } of registry.templates) {
       if (!inRevision(def, revision)) continue;
       const vars = template.match(uri);
       if (vars) {
-        requireScopes(def, ctx.principal, revision, `resource ${uri}`);
+        requireScopes(def, ctx.principal, revision, `resource ${quoted(uri)}`);
         return checkContents(revision, uri, await def.read(uri, vars, ctx));
       }
     }
@@ -72,9 +74,13 @@ export async function readResource(registry: Registry, revision: Revision, param
   throw resourceNotFound(revision, uri);
 }
 
-/** -32002 (legacy) or -32602 (2026-07-28), with data.uri. spec/<revision>/server/resources.mdx#error-handling */
+/**
+ * -32002 (legacy) or -32602 (2026-07-28), with data.uri (a URI over 8 KiB characters: data.uriLength instead, and the
+ * message quotes 200 characters, so that an error never sends a long URI back). spec/<revision>/server/resources.mdx#error-handling
+ */
 export function resourceNotFound(revision: Revision, uri: string): McpError {
-  return new McpError(resourceNotFoundCode(revision), `Resource not found: ${uri}`, { uri });
+  const data = uri.length <= MAX_ECHOED_URI ? { uri } : { uriLength: uri.length };
+  return new McpError(resourceNotFoundCode(revision), `Resource not found: ${quoted(uri)}`, data);
 }
 
 function checkContents(revision: Revision, uri: string, result: ResourceResult): Record<string, unknown> {

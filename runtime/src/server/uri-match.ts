@@ -199,7 +199,22 @@ export function run(program: Program, input: string): Int32Array | undefined {
     } else if (code === SPLIT) {
       // A loop's split (its body the CLASS just before it) stays here for as long as it takes the body.
       let to = -1;
-      for (const self = split[pc]; !isVisited(self, at); at++) {
+      const self = split[pc];
+      // A loop's split whose body (the CLASS before it) takes this character and whose exit cannot start with it: the
+      // loop below would only take the body, so run through such characters at once (the cost of a long value).
+      const body = pc - 1;
+      if ((a[pc] === body || b[pc] === body) && op[body] === CLASS) {
+        const bodyRow = FIRST * body;
+        const exitRow = FIRST * (a[pc] === body ? b[pc] : a[pc]);
+        for (const base = self * words; at < n; at++) {
+          const ch = input.charCodeAt(at);
+          const cls = ch < 128 ? ch : NON_ASCII;
+          const bit = 1 << (at & 31);
+          if (first[bodyRow + cls] === 0 || first[exitRow + cls] === 1 || (visited[base + (at >>> 5)] & bit) !== 0) break;
+          visited[base + (at >>> 5)] |= bit;
+        }
+      }
+      for (; !isVisited(self, at); at++) {
         visited[self * words + (at >>> 5)] |= 1 << (at & 31);
         // Only the branches that can go on from this character (or the end) and were not left before: a lazy loop
         // does not try its exit at every character, nor a greedy one leave an alternative at every character.
