@@ -104,11 +104,11 @@ async function post(pool, path, headers, body) {
 }
 
 /** A legacy session of `revision` on `pool`: its headers. */
-async function openSession(pool, path, revision, name) {
+async function openSession(pool, path, revision, name, who) {
   const init = await post(
     pool,
     path,
-    {},
+    { "x-soak-client": who },
     {
       jsonrpc: "2.0",
       id: 0,
@@ -122,7 +122,7 @@ async function openSession(pool, path, revision, name) {
   );
   if (init.status !== 200 || !init.sid)
     throw new Error(`initialize: HTTP ${init.status}`);
-  const session = { "mcp-session-id": init.sid };
+  const session = { "mcp-session-id": init.sid, "x-soak-client": who };
   if (revision !== BATCHES) session["mcp-protocol-version"] = revision;
   const ack = await post(pool, path, session, {
     jsonrpc: "2.0",
@@ -143,8 +143,8 @@ const NAME_FIELD = { "tools/call": "name", "resources/read": "uri" };
 async function ordinary(pool, path, c, state) {
   const legacy = c % 2 === 0;
   const session = legacy
-    ? await openSession(pool, path, LEGACY, `soak-${c}`)
-    : undefined;
+    ? await openSession(pool, path, LEGACY, `soak-${c}`, `c${c}`)
+    : { "x-soak-client": `c${c}` };
   let id = 1;
   while (!state.stop) {
     const [method, base] = OPS[Math.floor(Math.random() * OPS.length)];
@@ -204,8 +204,14 @@ async function hostile(url, path, state) {
   };
   const ring = [];
   for (let i = 0; i < 20; i++)
-    ring.push(await openSession(pool, path, LEGACY, `hostile-${i}`));
-  const batchSession = await openSession(pool, path, BATCHES, "hostile-batch");
+    ring.push(await openSession(pool, path, LEGACY, `hostile-${i}`, "hostile"));
+  const batchSession = await openSession(
+    pool,
+    path,
+    BATCHES,
+    "hostile-batch",
+    "hostile",
+  );
   const longUri = `app://files/${"a".repeat(512 * 1024)}.txt`;
   const batch = JSON.stringify(
     Array.from({ length: 100 }, (_, i) => ({
@@ -220,7 +226,7 @@ async function hostile(url, path, state) {
       const r = await post(
         pool,
         path,
-        {},
+        { "x-soak-client": "hostile" },
         {
           jsonrpc: "2.0",
           id: 0,

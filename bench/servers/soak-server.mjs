@@ -1,6 +1,8 @@
 // The soak bench's server (bench/soak.mjs): the create-mcp-server runtime over serveHttp with its default limits and
 // quotas, serving both eras: `echo` (a plain tool), `work` (a task tool: its task finishes after 20 ms with a small
 // result) and the resource template app://files/{name}.{ext} (the shape whose matching was super-linear, #20 item 1).
+// Each client names itself in `x-soak-client` (clientKey below): the stand-in for 199 principals (or addresses), so that
+// the 199 ordinary clients are 199 callers for the quotas and the event loop's fair share, as in production.
 // Prints "listening http://127.0.0.1:PORT/mcp" on stderr.
 import { createServer } from "../../runtime/dist/index.js";
 
@@ -27,4 +29,8 @@ server.resourceTemplate({
 await server.serveHttp({
   host: "127.0.0.1",
   port: Number(process.env.PORT ?? 0),
+  clientKey: ({ headers, remoteAddress }) => {
+    const name = headers["x-soak-client"];
+    return typeof name === "string" ? name : remoteAddress;
+  },
 });

@@ -1,4 +1,5 @@
 /** One POST's exchange: its JSON response, or its SSE stream. */
+import { billed } from "./cpu-share.js";
 import type { Sink } from "../../protocol/connection.js";
 import { boundedJson, type MessageLimits } from "../../protocol/limits.js";
 import type { InFlight } from "../../protocol/request.js";
@@ -50,7 +51,12 @@ export class Exchange implements Sink {
     readonly session?: LegacyHttpSession,
   ) {}
 
+  /** `message` to the client (its encoding and writing charged to the request's caller: cpu-share.ts). */
   send(message: JsonRpcMessage): void {
+    billed(this.res, () => this.deliver(message));
+  }
+
+  private deliver(message: JsonRpcMessage): void {
     if (this.state === "finished" || (this.state === "detached" && !this.stream)) return;
     if (Array.isArray(message) || "result" in message || "error" in message) return this.finish(message);
     if (this.state === "pending") {

@@ -73,12 +73,12 @@ export class Responder {
    * A quota refused: 429 (a caller's quota) or 503 (the process-wide maxSessions), with Retry-After and -32600 naming
    * the limit (message and `data`). No spec code covers it, and a peer is sent only codes its revision defines.
    */
-  quota(res: Reply, refusal: QuotaRefusal, id?: RequestId | null): void {
+  quota(res: Reply, refusal: QuotaRefusal, id?: RequestId | null, extra: Record<string, string> = {}): void {
     const status = refusal.limit === "maxSessions" ? 503 : 429;
     const what = status === 503 ? "Service Unavailable" : "Too Many Requests";
     const message = `${what}: ${refusal.what} (limit ${refusal.limit}: ${refusal.max})`;
     const data = { limit: refusal.limit, max: refusal.max };
-    this.reject(res, status, { code: errorCode(this.fallback, "INVALID_REQUEST")!, message, data }, { id, headers: { "retry-after": String(refusal.retryAfter) } });
+    this.reject(res, status, { code: errorCode(this.fallback, "INVALID_REQUEST")!, message, data }, { id, headers: { "retry-after": String(refusal.retryAfter), ...extra } });
   }
 
   /** Answer `status` with -32700 (Parse error) and `message`. */
