@@ -8,7 +8,13 @@
  * body is read: 429, Retry-After: 1, -32600 naming the limit. Equal callers are never refused, nor the only one; a
  * caller that rotates keys (clientKey values, addresses) is many callers here (docs/hosting.md#limits).
  */
-import type { QuotaRefusal } from "./quotas.js";
+/** A refusal, as quotas.ts's QuotaRefusal (not imported: quotas.ts holds this). */
+interface ShareRefusal {
+  limit: "cpuShareFactor";
+  max: number;
+  what: string;
+  retryAfter: number;
+}
 
 /**
  * The process's CPU time (ms), where the platform has process.cpuUsage, else wall time: a process the machine leaves
@@ -71,7 +77,7 @@ export class CpuShare {
   ) {}
 
   /** The refusal of a POST of `caller` now, or undefined: it may go on. */
-  check(caller: string | undefined): QuotaRefusal | undefined {
+  check(caller: string | undefined): ShareRefusal | undefined {
     if (!this.factor || caller === undefined) return undefined;
     const now = performance.now();
     if (now >= this.saturatedUntil) return undefined;

@@ -124,8 +124,8 @@ export class PostRoute {
   private scopeRefusal(principal: Principal, method: string, params: Record<string, unknown> | undefined): AuthorizationError | undefined {
     const needed = this.t.core.requiredScopes(method, params);
     const missing = missingScopes(principal, needed);
+    // (Below: at most 200 characters of a URI: this goes back in a header.)
     if (!missing.length) return undefined;
-    // (At most 200 characters of a URI: this goes back in a header.)
     const name = typeof params?.name === "string" ? ` ${params.name}` : typeof params?.uri === "string" ? ` ${params.uri.slice(0, 200)}` : "";
     const scope = [...new Set([...principal.scopes.filter((s) => s !== "offline_access"), ...needed!])];
     return new AuthorizationError(403, "insufficient_scope", `${method}${name} needs the scope ${needed!.join(" ")}`, scope);
