@@ -291,6 +291,15 @@ export const MUTATIONS: Mutation[] = [
     filter: "legacy sessions per caller",
   },
   {
+    id: "long-uri-not-echoed",
+    rule: "A resource-not-found error never sends a long URI back: data.uri up to 8 KiB, else data.uriLength, and 200 characters in the message (#20 soak).",
+    file: "runtime/src/server/resources.ts",
+    find: "const MAX_ECHOED_URI = 8192;",
+    replace: "const MAX_ECHOED_URI = Infinity;",
+    test: "test/runtime/uri-template.test.ts",
+    filter: "echoed in data.uri",
+  },
+  {
     id: "cpu-share-refusal",
     rule: "While the event loop is saturated, a caller far over the others' share of its time is refused (429, cpuShareFactor); the others are served (docs/hosting.md#limits).",
     file: "runtime/src/transport/http/cpu-share.ts",
