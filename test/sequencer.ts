@@ -2,7 +2,7 @@
  * The order test files start in: the longest first, so that the workers finish together instead of one running a
  * long file alone at the end. vitest orders by the durations of the last run when it has them, and otherwise (a fresh
  * clone, as on CI) by file size, which put the longest files (a 5-line basic.test.ts, a short registry test) last.
- * The files below took over 25 s each on CI (2026-12-01), longest first; the rest keep vitest's order.
+ * The files below took over 25 s each on CI (2026-12-01; the three new scaffold files 2026-12-02), longest first; the rest keep vitest's order.
  */
 import { relative } from "node:path";
 import { BaseSequencer, type TestSpecification } from "vitest/node";
@@ -11,6 +11,7 @@ const LONGEST = [
   "test/release/registry.test.ts",
   "test/deploy/scale-out.test.ts",
   "test/scaffold/everything.test.ts",
+  "test/scaffold/small-fixes.test.ts",
   "test/generator/cli.test.ts",
   "test/scaffold/upgrade-old.test.ts",
   "test/scaffold/devx.test.ts",
@@ -18,6 +19,8 @@ const LONGEST = [
   "test/scaffold/upgrade.test.ts",
   "test/scaffold/basic.test.ts",
   "test/scaffold/auth.test.ts",
+  "test/scaffold/auth-dev.test.ts",
+  "test/scaffold/telemetry.test.ts",
   "test/runtime/tasks-shared-adversarial.test.ts",
 ];
 

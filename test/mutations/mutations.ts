@@ -14,6 +14,7 @@ const CLASSIFY = "test/protocol/classify.test.ts";
 const HANDLERS = "test/runtime/handlers.test.ts";
 const RULES = "test/generator/rules.test.ts";
 const REGISTRATION = "test/runtime/registration.test.ts";
+const TASK_REFUSALS = "test/runtime/tasks-refusals-http.test.ts";
 
 export const MUTATIONS: Mutation[] = [
   // ---- tokens (OAuth 2.1 resource server) ----
@@ -290,6 +291,33 @@ export const MUTATIONS: Mutation[] = [
     filter: "legacy sessions per caller",
   },
   {
+    id: "long-uri-not-echoed",
+    rule: "A resource-not-found error never sends a long URI back: data.uri up to 8 KiB, else data.uriLength, and 200 characters in the message (#20 soak).",
+    file: "runtime/src/server/resources.ts",
+    find: "const MAX_ECHOED_URI = 8192;",
+    replace: "const MAX_ECHOED_URI = Infinity;",
+    test: "test/runtime/uri-template.test.ts",
+    filter: "echoed in data.uri",
+  },
+  {
+    id: "cpu-share-refusal",
+    rule: "While the event loop is saturated, a caller far over the others' share of its time is refused (429, cpuShareFactor); the others are served (docs/hosting.md#limits).",
+    file: "runtime/src/transport/http/cpu-share.ts",
+    find: "if (!active || mine <= this.factor * (others / active)) return undefined;",
+    replace: "return undefined;",
+    test: "test/runtime/http-quotas.test.ts",
+    filter: "holds a saturated event loop",
+  },
+  {
+    id: "cpu-share-fair-share",
+    rule: "Callers of about the same weight are never refused for their share of the event loop, however saturated (docs/hosting.md#limits).",
+    file: "runtime/src/transport/http/cpu-share.ts",
+    find: "mine <= this.factor * (others / active)",
+    replace: "mine <= others / active",
+    test: "test/runtime/http-quotas.test.ts",
+    filter: "same weight",
+  },
+  {
     id: "batch-members",
     rule: "A 2025-03-26 batch over batchMembers is refused whole, -32600 (docs/hosting.md#limits)",
     file: "runtime/src/protocol/batch.ts",
@@ -337,13 +365,85 @@ export const MUTATIONS: Mutation[] = [
     filter: "resourceTemplate",
   },
   {
-    id: "registration-event-before-declarations",
-    rule: "A legacy session told tools.listChanged hears the last tool go: the change event goes out before the declarations change. spec/2025-11-25/server/tools.mdx#list-changed-notification",
-    file: "runtime/src/server/server.ts",
-    find: "    this.events.emit({ method: `notifications/${what}/list_changed`, filter: `${what}ListChanged` }, true);\n    this.declared.registered();",
-    replace: "    this.declared.registered();\n    this.events.emit({ method: `notifications/${what}/list_changed`, filter: `${what}ListChanged` }, true);",
+    id: "session-told-capabilities-gate",
+    rule: "A legacy session told tools.listChanged hears the last tool go: its change notifications are gated on what it was told at initialize. spec/2025-11-25/basic/lifecycle.mdx#capability-negotiation, spec/2025-11-25/server/tools.mdx#list-changed-notification",
+    file: "runtime/src/protocol/legacy-session.ts",
+    find: "const caps = session.serverCapabilities as Record",
+    replace: "const caps = {} as Record",
     test: REGISTRATION,
     filter: "hears the last tool go",
+  },
+  {
+    id: "session-told-capabilities-tasks",
+    rule: "A legacy session told `tasks` keeps tasks/list after the last task tool goes (its tasks stay until their TTL). spec/2025-11-25/basic/lifecycle.mdx#capability-negotiation",
+    file: "runtime/src/protocol/dispatch.ts",
+    find: 'return this.server.supportsTasks() || (told !== undefined && "tasks" in told);',
+    replace: "return this.server.supportsTasks();",
+    test: REGISTRATION,
+    filter: "hears the last tool go",
+  },
+  {
+    id: "session-told-capabilities-methods",
+    rule: "A legacy session keeps the methods of the capabilities it was told: after the last tool goes, tools/list answers an empty list, not -32601. spec/2025-11-25/basic/lifecycle.mdx#capability-negotiation",
+    file: "runtime/src/protocol/dispatch.ts",
+    find: "    if (told && this.declares(told, revision, cap)) return true;\n",
+    replace: "",
+    test: REGISTRATION,
+    filter: "hears the last tool go",
+  },
+  // ---- task quotas and task-store outages over HTTP ----
+  {
+    id: "task-refusal-http-status",
+    rule: "A task refused for a quota is HTTP 429 (the caller's) or 503 (the process's), not 200 with an error (#20: a clear refusal per quota). spec/2025-11-25/basic/utilities/tasks.mdx#resource-management",
+    file: "runtime/src/transport/http/respond.ts",
+    find: "    if (refusal) return refusal.status;\n",
+    replace: "",
+    test: TASK_REFUSALS,
+  },
+  {
+    id: "task-refusal-retry-after",
+    rule: "A refused task, and a task store outage, tell the client when to try again (Retry-After).",
+    file: "runtime/src/transport/http/exchange.ts",
+    find: 'if (refusal) res.setHeader("retry-after", String(refusal.retryAfter));',
+    replace: "",
+    test: TASK_REFUSALS,
+  },
+  {
+    id: "task-quota-per-caller-429",
+    rule: "A caller's own task quota is 429 (Too Many Requests), not the process's 503: another caller is still served.",
+    file: "runtime/src/protocol/tasks.ts",
+    find: "{ status: perCaller ? 429 : 503, retryAfter: TASK_RETRY_AFTER_S }",
+    replace: "{ status: 503, retryAfter: TASK_RETRY_AFTER_S }",
+    test: TASK_REFUSALS,
+    filter: "maxStoredTasksPerOwner",
+  },
+  {
+    id: "task-store-outage-503",
+    rule: "A task store that cannot be reached is 503 with Retry-After on task creation and every task method (#20 item 10), as the session store's outage.",
+    file: "runtime/src/protocol/errors.ts",
+    find: "if (err instanceof TaskStoreUnavailable || isStoreUnavailable(err)) return",
+    replace: "if (isStoreUnavailable(err)) return",
+    test: TASK_REFUSALS,
+    filter: "cannot be reached",
+  },
+  // ---- SSE back-pressure ----
+  {
+    id: "sse-stream-buffer-bound",
+    rule: "A client that does not read its SSE stream cannot make the server queue without bound: past limits.streamBufferBytes the stream is closed (#20: memory bounded).",
+    file: "runtime/src/transport/http/streams.ts",
+    find: "if (queued <= max) return write.call(res, chunk);",
+    replace: "return write.call(res, chunk);",
+    test: "test/runtime/sse-backpressure.test.ts",
+    filter: "node:http",
+  },
+  {
+    id: "sse-fetch-queued-bytes",
+    rule: "fetchHandler counts what a Response body's reader has not taken (the bound holds on every entry).",
+    file: "runtime/src/transport/http/io.ts",
+    find: "return d === null || d === undefined ? 0 : Math.max(0, -d);",
+    replace: "return 0;",
+    test: "test/runtime/sse-backpressure.test.ts",
+    filter: "fetchHandler",
   },
   // ---- prose rules of generator/overlay.ts (regenerated into out/rules.ts) ----
   {

@@ -34,6 +34,16 @@ function quotaServer() {
     inputSchema: { type: "object", properties: { n: { type: "number" } } },
     handler: ({ n }) => ({ content: [{ type: "text", text: "x".repeat(Number(n)) }] }),
   });
+  // Holds the event loop for `ms` milliseconds: the whole of its time is its caller's (synchronous).
+  server.tool({
+    name: "spin",
+    inputSchema: { type: "object", properties: { ms: { type: "number" } } },
+    handler: ({ ms }) => {
+      const end = performance.now() + Number(ms);
+      while (performance.now() < end);
+      return { content: [{ type: "text", text: "spun" }] };
+    },
+  });
   // Runs until the test opens the gate; counts how many run at once.
   server.tool({
     name: "wait",
@@ -354,6 +364,73 @@ describe("the size of one response (MessageLimits.responseBytes)", () => {
     const r = await call(url, { from: A, headers: { ...jsonPost(sessionHeaders(sid, LEGACY)), accept: "text/event-stream" }, body: bigCall(7, 5000) });
     expectTooLarge(lastEvent(r.text), 7);
   });
+});
+
+describe("the event loop's fair share (limits.cpuShareFactor, default 4; cpuLagMs, default 10)", () => {
+  const spin = (id: number, ms: number) => modernRequest(id, "tools/call", { name: "spin", arguments: { ms } });
+  /** `loops` loops of `from` (headers `extra`) each calling spin(ms) until `until()`: the statuses it got, and a 429. */
+  async function flood(url: string, from: string, extra: Record<string, string>, loops: number, ms: number, until: (refused: boolean) => boolean) {
+    const statuses: number[] = [];
+    let refusal: Answer | undefined;
+    await Promise.all(
+      Array.from({ length: loops }, async (_, loop) => {
+        for (let i = 0; !until(refusal !== undefined); i++) {
+          const r = spin(1000 * loop + i, ms);
+          const a = await call(url, { from, headers: { ...r.headers, ...extra }, body: r.body });
+          statuses.push(a.status);
+          if (a.status === 429) refusal ??= a;
+        }
+      }),
+    );
+    return { statuses, refusal };
+  }
+
+  it("a caller that holds a saturated event loop is refused (429, Retry-After: 1); another caller's calls are all served", async () => {
+    const url = await serve({});
+    let stop = false;
+    // B: a light client, a short call at a time; A: four loops of calls that each hold the loop for 50 ms.
+    const light = (async () => {
+      const statuses: number[] = [];
+      for (let i = 0; !stop; i++) {
+        const r = modernRequest(i + 1, "tools/call", { name: "echo", arguments: {} });
+        statuses.push((await call(url, { from: B, headers: r.headers, body: r.body })).status);
+        await new Promise((res) => setTimeout(res, 10));
+      }
+      return statuses;
+    })();
+    const deadline = Date.now() + 15_000;
+    // Until A is refused (or the deadline, failing below).
+    const heavy = await flood(url, A, {}, 4, 50, (refused) => refused || Date.now() > deadline);
+    const a = heavy.refusal;
+    stop = true;
+    const b = await light;
+    expect(a, `A got only ${[...new Set(heavy.statuses)]}`).toBeDefined();
+    expect(a!.headers["retry-after"]).toBe("1");
+    expect(a!.json.error.code).toBe(-32600);
+    expect(a!.json.error.data).toEqual({ limit: "cpuShareFactor", max: 4 });
+    expect(a!.json.error.message).toMatch(
+      /^Too Many Requests: while the server is saturated this client uses \d+ % of its time, over 4 times the average of the 1 other clients \(limit cpuShareFactor: 4\)$/,
+    );
+    expect(b.length).toBeGreaterThan(0);
+    expect(new Set(b)).toEqual(new Set([200]));
+  }, 30_000);
+
+  it("many callers of the same weight at full load are never refused", async () => {
+    // Eight callers (clientKey from a header), each two loops of 30 ms calls, for 40 calls each: the loop is saturated
+    // throughout, and no caller is over 4 times the others' average.
+    const url = await serve({ clientKey: ({ headers }) => String(headers["x-caller"]) });
+    const counts = new Map<string, number>();
+    const results = await Promise.all(
+      Array.from({ length: 8 }, (_, c) => {
+        const who = `caller-${c}`;
+        return flood(url, B, { "x-caller": who }, 2, 30, () => {
+          counts.set(who, (counts.get(who) ?? 0) + 1);
+          return counts.get(who)! > 40;
+        });
+      }),
+    );
+    for (const r of results) expect(new Set(r.statuses)).toEqual(new Set([200]));
+  }, 60_000);
 });
 
 it("the defaults, by hand (docs/hosting.md#limits): a caller holds at most 1 000 sessions; a batch of 101 members is refused", async () => {

@@ -56,12 +56,21 @@ describe("removeTool: what is declared after the last tool goes", () => {
     expect(await discover(server)).toEqual({ logging: {} });
   });
 
-  it("a legacy session told tools.listChanged hears the last tool go (and a later tool() is declared again)", async () => {
+  it("a legacy session told tools.listChanged hears the last tool go, and keeps its tools/list and tasks/list (and a later tool() is declared again)", async () => {
     const server = withTaskTool();
     const session = await initialize(server);
     server.removeTool("job");
     await until(() => session.out.length > 0);
-    expect(session.out).toEqual([{ jsonrpc: "2.0", method: "notifications/tools/list_changed", params: {} }]);
+    expect(session.out.splice(0)).toEqual([{ jsonrpc: "2.0", method: "notifications/tools/list_changed", params: {} }]);
+    // It keeps what it was told at initialize (spec/2025-11-25/basic/lifecycle.mdx#capability-negotiation): tools/list
+    // and tasks/list answer empty lists, not -32601.
+    await session.send({ id: 2, method: "tools/list", params: {} });
+    await session.send({ id: 3, method: "tasks/list", params: {} });
+    await until(() => session.out.length >= 2);
+    expect(session.out.splice(0)).toEqual([
+      { jsonrpc: "2.0", id: 2, result: { tools: [] } },
+      { jsonrpc: "2.0", id: 3, result: { tasks: [] } },
+    ]);
     server.tool({ name: "plain", inputSchema: { type: "object" }, handler: () => ({ content: [] }) });
     expect((await initialize(server)).capabilities).toEqual({ tools: { listChanged: true }, logging: {} });
   });

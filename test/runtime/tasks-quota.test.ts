@@ -69,8 +69,8 @@ describe("stored tasks per owner, by count", () => {
     const holds = [await start(a, "hold"), await start(a, "hold"), await start(a, "hold")];
     expect(await Promise.all([...done, fourth].map((id) => known(a, id)))).toEqual([false, false, false, false]);
     expect(await failure(start(a, "hold"))).toEqual({
-      code: -32603,
-      message: "Internal error: this caller has 3 stored tasks and none of this caller's is finished (the limit is tasks.maxStoredTasksPerOwner = 3); try again once one has finished or expired",
+      code: -32600,
+      message: "Too Many Requests: this caller has 3 stored tasks and none of this caller's is finished (limit tasks.maxStoredTasksPerOwner: 3); try again once one has finished",
       data: { limit: "tasks.maxStoredTasksPerOwner", max: 3 },
     });
     expect(await Promise.all(holds.map((id) => known(a, id)))).toEqual([true, true, true]);
@@ -111,7 +111,7 @@ describe("stored tasks per process", () => {
     const url = await serve({ maxStoredTasksPerOwner: 2, maxStoredTasks: 3 });
     const [a, b] = [await caller(url), await caller(url)];
     const holds = [await start(a, "hold"), await start(a, "hold"), await start(b, "hold")];
-    expect(await failure(start(b, "hold"))).toMatchObject({ code: -32603, data: { limit: "tasks.maxStoredTasks", max: 3 } });
+    expect(await failure(start(b, "hold"))).toMatchObject({ code: -32600, data: { limit: "tasks.maxStoredTasks", max: 3 } });
     for (const [c, id] of [
       [a, holds[0]],
       [a, holds[1]],

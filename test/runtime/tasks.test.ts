@@ -138,8 +138,8 @@ describe("2025-11-25 core tasks over stdio", () => {
     const ids: string[] = [];
     for (let i = 0; i < 3; i++) ids.push(((await client.request("tools/call", { name: "work", arguments: { ms: 10_000 }, task: {} })) as any).task.taskId);
     const busy = await rejects(client.request("tools/call", { name: "work", arguments: { ms: 1 }, task: {} }));
-    expect(busy.code).toBe(-32603);
-    expect(busy.message).toContain("3 tasks running");
+    // stdio has no HTTP status: the JSON-RPC error names the limit (over HTTP it is 429, tasks-refusals-http.test.ts).
+    expect([busy.code, busy.message]).toEqual([-32600, "Too Many Requests: 3 tasks running for this caller already (limit tasks.maxRunningPerOwner: 3); try again once one has finished"]);
     const first = (await client.request("tasks/list", {})) as any;
     expect(first.tasks.map((t: any) => t.taskId)).toEqual(ids.slice(0, 2));
     const second = (await client.request("tasks/list", { cursor: first.nextCursor })) as any;
@@ -164,7 +164,7 @@ describe("2025-11-25 core tasks over stdio", () => {
     closers.push(() => client.close());
     for (let i = 0; i < 4; i++) expect(((await client.callTool("work", { ms: 10_000 })) as any).resultType).toBe("task");
     const busy = await rejects(client.callTool("work", { ms: 10_000 }));
-    expect([busy.code, busy.message]).toEqual([-32603, expect.stringContaining("4 tasks running in this server")]);
+    expect([busy.code, busy.message]).toEqual([-32600, expect.stringContaining("4 tasks running in this server")]);
   });
 
   it("a task store that cannot be made stops the server at start, naming the setting (not at the first task call)", async () => {

@@ -204,10 +204,26 @@ describe("resources/read through the server", () => {
       await read;
       expect(otherOut.at(-1)).toMatchObject({ id: 20 + round, result: { tools: [{ name: "echo" }] } });
       const refusal = hostileOut.at(-1);
-      expect([refusal?.id, refusal?.error?.code, refusal?.error?.data?.uri === uri]).toEqual([10 + round, -32602, true]);
+      // Not found, and the 64 KB URI is not sent back: its length instead, and 200 characters of it in the message.
+      expect([refusal?.id, refusal?.error?.code, refusal?.error?.data]).toEqual([10 + round, -32602, { uriLength: 64 * KB + 13 }]);
+      expect(refusal?.error?.message).toBe(`Resource not found: ${uri.slice(0, 200)}… (${64 * KB + 13} characters)`);
     }
     expect(best, `tools/list answered after ${best.toFixed(1)} ms`).toBeLessThan(DEADLINE_MS);
     hostileClient.close();
     otherClient.close();
+  });
+
+  it("an unknown URI of up to 8 KiB is echoed in data.uri, a longer one only by its length", async () => {
+    const server = createServer({ name: "uri-template", version: "1.0.0" });
+    server.resourceTemplate({ uriTemplate: "app://files/{name}.{ext}", name: "file", read: (uri) => ({ contents: [{ uri, text: "x" }] }) });
+    const out: any[] = [];
+    const client = new Connection(server, { send: (m) => void out.push(m) }, { transport: "stdio" });
+    const short = `app://other/${"b".repeat(8192 - 12)}`;
+    await client.receive(request(1, "resources/read", { uri: short }));
+    expect(out.at(-1).error.data).toEqual({ uri: short });
+    expect(out.at(-1).error.message).toBe(`Resource not found: ${"app://other/" + "b".repeat(188)}… (8192 characters)`);
+    await client.receive(request(2, "resources/read", { uri: `${short}b` }));
+    expect(out.at(-1).error.data).toEqual({ uriLength: 8193 });
+    client.close();
   });
 });

@@ -71,7 +71,7 @@ export class Connection implements Link {
     // Legacy change notifications go to the link's own output (stdio, or the session's GET stream). Every process
     // sharing a session hears every event, so they are the link's own, never forwarded (sendEvent).
     this.unsubscribe = server.onEvent((e) => {
-      const message = changeNotification(server, this.session, e);
+      const message = changeNotification(this.session, e);
       if (message) (out.sendEvent ?? out.send).call(out, message);
     });
   }
@@ -108,7 +108,7 @@ export class Connection implements Link {
 
   /** Resume a session another process opened, from its stored state (shared sessions). */
   restoreSession(state: SessionState): void {
-    this.session = restoredSession(state);
+    this.session = restoredSession(this.server, state);
   }
 
   /**

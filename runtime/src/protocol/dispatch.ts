@@ -212,7 +212,11 @@ export class Dispatcher {
     // Unknown to this revision, or removed from it (initialize, ping, logging/setLevel, resources/subscribe … to a modern peer): -32601.
     // The tasks extension's methods are not in the 2026-07-28 core schema; the rules module lists them (taskMethods).
     const taskMethod = isTaskMethod(revision, method);
-    if (!METHODS[method] || (!taskMethod && (methodKind(revision, method) !== "request" || !methodFlows(revision, method, "client→server"))) || !this.served(revision, method, taskMethod)) {
+    if (
+      !METHODS[method] ||
+      (!taskMethod && (methodKind(revision, method) !== "request" || !methodFlows(revision, method, "client→server"))) ||
+      !this.served(revision, method, taskMethod, link?.session?.serverCapabilities)
+    ) {
       return errorResponse(revision, req.id, errorCode(revision, "METHOD_NOT_FOUND")!, `Method not found: ${method}`);
     }
     // Extension methods from a request that did not declare the extension: -32021, before the task is looked up.
@@ -339,13 +343,22 @@ export class Dispatcher {
     if (v && !v(result)) throw new RefusedResult(`server bug: ${method} result does not match the ${revision} schema: ${describeErrors(v)}`);
   }
 
-  /** Whether the server serves `method` on `revision`: the capability it needs is declared. */
-  private served(revision: Revision, method: string, taskMethod: boolean): boolean {
-    if (taskMethod) return this.server.supportsTasks();
+  /**
+   * Whether the server serves `method` on `revision`: the capability it needs is declared now, or was declared to the
+   * legacy session at initialize (`told`: negotiated for the session's lifetime, so removing the last tool leaves its
+   * tools/list answering an empty list, not -32601). spec/2025-11-25/basic/lifecycle.mdx#capability-negotiation
+   */
+  private served(revision: Revision, method: string, taskMethod: boolean, told?: Record<string, unknown>): boolean {
+    if (taskMethod) return this.server.supportsTasks() || (told !== undefined && "tasks" in told);
     const cap = CAPABILITY_FOR_METHOD[method];
     if (!cap) return true;
+    if (told && this.declares(told, revision, cap)) return true;
+    return this.declares(this.server.capabilities(revision), revision, cap);
+  }
+
+  private declares(capabilities: Record<string, unknown>, revision: Revision, cap: string): boolean {
     const [top, sub] = cap.split(".");
-    const caps = this.server.capabilities(revision) as Record<string, Record<string, unknown> | undefined>;
+    const caps = capabilities as Record<string, Record<string, unknown> | undefined>;
     if (top === "completions") {
       // completion/complete predates the completions capability (2024-11-05): there, gate on registered completers.
       return hasCapability(revision, "server", "completions") ? "completions" in caps : this.server.hasCompletions();

@@ -7,6 +7,31 @@ import { MissingCapabilityError } from "../server/errors.js";
 import { HandlerFailure } from "../server/failures.js";
 import { McpError, type JsonRpcErrorObject, type JsonRpcResponse, type RequestId } from "../wire/jsonrpc.js";
 import { errorResponse } from "../wire/errors.js";
+import { type HttpRefusal, markHttpRefusal } from "../wire/http-status.js";
+import { STORE_RETRY_AFTER_S, isStoreUnavailable } from "../state/errors.js";
+import { TaskStoreUnavailable } from "../state/task-store.js";
+
+/**
+ * A request refused for a limit (a caller's quota: HTTP 429; the process's: 503), its JSON-RPC error naming the
+ * limit in the message and in `data` ({ limit, max }). An HTTP entry answers it with `http` (status, Retry-After).
+ */
+export class LimitRefusal extends McpError {
+  constructor(
+    code: number,
+    message: string,
+    data: { limit: string; max: number },
+    readonly http: HttpRefusal,
+  ) {
+    super(code, message, data);
+  }
+}
+
+/** The HTTP status and Retry-After of a thrown value that is a refusal or a store outage, else undefined. */
+function refusalOf(err: unknown): HttpRefusal | undefined {
+  if (err instanceof LimitRefusal) return err.http;
+  if (err instanceof TaskStoreUnavailable || isStoreUnavailable(err)) return { status: 503, retryAfter: STORE_RETRY_AFTER_S };
+  return undefined;
+}
 
 /**
  * The error object for `err` under `revision`: a missing client capability is -32021 where the revision defines it
@@ -31,8 +56,14 @@ export function errorOf(revision: Revision, err: unknown): JsonRpcErrorObject {
   return { code: errorCode(revision, "INTERNAL_ERROR")!, message: `Internal error: ${message}` };
 }
 
-/** The error response to request `id` for `err` under `revision` (errorOf, written as the revision writes ids). */
+/**
+ * The error response to request `id` for `err` under `revision` (errorOf, written as the revision writes ids), marked
+ * for HTTP (markHttpRefusal) when `err` is a LimitRefusal or a store outage.
+ */
 export function errorResponseOf(revision: Revision, id: RequestId, err: unknown): JsonRpcResponse {
   const e = errorOf(revision, err);
-  return errorResponse(revision, id, e.code, e.message, e.data);
+  const response = errorResponse(revision, id, e.code, e.message, e.data);
+  // Over HTTP a quota is 429 (or 503) and an outage 503, with Retry-After; the body is the same on every transport.
+  const refusal = refusalOf(err);
+  return refusal ? markHttpRefusal(response, refusal) : response;
 }

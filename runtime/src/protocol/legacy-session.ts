@@ -17,6 +17,12 @@ import { isObject } from "../wire/jsonrpc.js";
 export interface LegacySession {
   revision: Revision;
   clientCapabilities: Record<string, unknown>;
+  /**
+   * The capabilities the server declared in its initialize result: negotiated for the session's lifetime
+   * (spec/2025-11-25/basic/lifecycle.mdx#capability-negotiation), so the session keeps their methods and change
+   * notifications when a later removal takes them out of what a new session is told.
+   */
+  serverCapabilities: Record<string, unknown>;
   clientInfo?: Record<string, unknown>;
   /** notifications/initialized received. */
   initialized: boolean;
@@ -55,9 +61,11 @@ export async function handshake(server: McpServer, current: LegacySession | unde
   if (v && !v(req)) return { response: errorResponse(revision, req.id, errorCode(revision, "INVALID_PARAMS")!, `Invalid params: ${describeErrors(v)}`) };
   let markReady!: () => void;
   const ready = new Promise<void>((r) => (markReady = r));
+  const capabilities = server.capabilities(revision);
   const session: LegacySession = {
     revision,
     clientCapabilities: isObject(params.capabilities) ? params.capabilities : {},
+    serverCapabilities: capabilities,
     clientInfo: isObject(params.clientInfo) ? params.clientInfo : undefined,
     initialized: false,
     subscriptions: new Set(),
@@ -65,19 +73,23 @@ export async function handshake(server: McpServer, current: LegacySession | unde
     ready,
     markReady,
   };
-  const result: Record<string, unknown> = { protocolVersion: revision, capabilities: server.capabilities(revision), serverInfo: server.serverInfo(revision) };
+  const result: Record<string, unknown> = { protocolVersion: revision, capabilities, serverInfo: server.serverInfo(revision) };
   if (server.options.instructions && hasField(revision, "InitializeResult", "instructions")) result.instructions = server.options.instructions;
   return { response: { jsonrpc: "2.0", id: req.id, result }, session };
 }
 
-/** A session restored from its stored state (shared sessions): the same fields, with nothing held. */
-export function restoredSession(state: SessionState): LegacySession {
+/**
+ * A session restored from its stored state (shared sessions): the same fields, with nothing held. A record without
+ * the server's capabilities (stored by an older runtime) takes what `server` declares now.
+ */
+export function restoredSession(server: McpServer, state: SessionState): LegacySession {
   let markReady!: () => void;
   const ready = new Promise<void>((r) => (markReady = r));
   if (state.initialized) markReady();
   return {
     revision: state.revision as Revision,
     clientCapabilities: state.clientCapabilities,
+    serverCapabilities: state.serverCapabilities ?? server.capabilities(state.revision as Revision),
     clientInfo: state.clientInfo,
     initialized: state.initialized,
     logLevel: state.logLevel as LoggingLevel | undefined,
@@ -100,13 +112,14 @@ export function markInitialized(session: LegacySession, running: (id: RequestId)
 }
 
 /**
- * The change notification a session is sent for `event`, if any: gated on the capability the server declared in the
- * session's revision and, for resources/updated, on the session's subscription to the resource.
+ * The change notification a session is sent for `event`, if any: gated on the capability the server declared to the
+ * session at initialize (a removal since does not silence it: the last tool's removal is a list change too) and, for
+ * resources/updated, on the session's subscription to the resource.
  * spec/2025-11-25/server/tools.mdx#list-changed-notification, spec/2025-11-25/server/resources.mdx#subscriptions
  */
-export function changeNotification(server: McpServer, session: LegacySession | undefined, event: ServerEvent): JsonRpcMessage | undefined {
+export function changeNotification(session: LegacySession | undefined, event: ServerEvent): JsonRpcMessage | undefined {
   if (!session || !session.initialized || event.filter === "end") return undefined;
-  const caps = server.capabilities(session.revision) as Record<string, Record<string, unknown> | undefined>;
+  const caps = session.serverCapabilities as Record<string, Record<string, unknown> | undefined>;
   const gate: Record<string, boolean> = {
     toolsListChanged: caps.tools?.listChanged === true,
     promptsListChanged: caps.prompts?.listChanged === true,

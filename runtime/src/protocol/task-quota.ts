@@ -60,7 +60,7 @@ export class TaskQuota {
     if (victims.length < needed) {
       const limit = mine >= perOwner ? "maxStoredTasksPerOwner" : "maxStoredTasks";
       const held = limit === "maxStoredTasksPerOwner" ? `this caller has ${mine} stored tasks` : `this server has ${this.entries.size} stored tasks`;
-      throw new QuotaExceeded(limit, this.limits[limit], `${held} and none of this caller's is finished (the limit is tasks.${limit} = ${this.limits[limit]})`);
+      throw new QuotaExceeded(limit, this.limits[limit], `${held} and none of this caller's is finished`);
     }
     for (const v of victims) this.remove(v);
     this.entries.set(taskId, { taskId, owner, expiresAt, bytes: 0, finished: false });

@@ -24,10 +24,9 @@ import { type CompiledTool, inRevision } from "../server/registry.js";
 import { callTool, resolveToolCall, runTool, toolFailure } from "../server/tools.js";
 import type { ToolResult } from "../server/types.js";
 import { encodeResult } from "../wire/encode.js";
-import { McpError } from "../wire/jsonrpc.js";
 import { createTaskResult } from "../wire/tasks.js";
 import type { HandlerContext } from "./context.js";
-import { errorOf } from "./errors.js";
+import { LimitRefusal, errorOf } from "./errors.js";
 import { InFlight, type RequestScope } from "./request.js";
 import { randomId } from "../state/request-state.js";
 import { coreTaskAsks, extensionTaskAsks } from "./task-asks.js";
@@ -39,6 +38,11 @@ import { QuotaExceeded, jsonBytes } from "./task-quota.js";
 import { beginTaskRun } from "./telemetry.js";
 
 type Result = Record<string, unknown>;
+/** The limits of `tasks` options a new task can meet. */
+type TaskLimit = "maxRunning" | "maxRunningPerOwner" | QuotaExceeded["limit"];
+
+/** Retry-After (seconds) of a task refused for a limit: about when a short task has finished and freed its place. */
+export const TASK_RETRY_AFTER_S = 5;
 type Outcome = { ok: true; r: Result } | { ok: false; e: unknown };
 
 const tasksOf = new WeakMap<McpServer, Tasks>();
@@ -72,8 +76,15 @@ export class Tasks {
     return this.start(tool, call.args, params, ctx);
   }
 
-  private busy(revision: Revision, why: string): McpError {
-    return new McpError(errorCode(revision, "INTERNAL_ERROR")!, `Internal error: ${why}; try again once one has finished`);
+  /**
+   * A task refused for a limit of `tasks` options: -32600 naming it (as the HTTP quotas: no spec code covers a quota,
+   * and a peer is sent only codes its revision defines); over HTTP 429 for the caller's own limit, 503 for the
+   * process's, with Retry-After TASK_RETRY_AFTER_S.
+   */
+  private refuse(revision: Revision, limit: TaskLimit, max: number, why: string): LimitRefusal {
+    const perCaller = limit.endsWith("PerOwner");
+    const message = `${perCaller ? "Too Many Requests" : "Service Unavailable"}: ${why} (limit tasks.${limit}: ${max}); try again once one has finished`;
+    return new LimitRefusal(errorCode(revision, "INVALID_REQUEST")!, message, { limit: `tasks.${limit}`, max }, { status: perCaller ? 429 : 503, retryAfter: TASK_RETRY_AFTER_S });
   }
 
   /** A new run of `ctx`'s request as a task, and the record it is stored as. Throws McpError when too many run. */
@@ -85,9 +96,9 @@ export class Tasks {
     // are nobody in particular, so they share only the process's bound: one of them cannot lock out the others.
     const { maxRunning, maxRunningPerOwner } = this.server.taskOptions;
     const mine = owner ? this.supervisor.running(owner) : 0;
-    if (owner && mine >= maxRunningPerOwner) throw this.busy(revision, `${mine} tasks running for this caller already (the limit is ${maxRunningPerOwner})`);
+    if (owner && mine >= maxRunningPerOwner) throw this.refuse(revision, "maxRunningPerOwner", maxRunningPerOwner, `${mine} tasks running for this caller already`);
     const all = this.supervisor.running();
-    if (all >= maxRunning) throw this.busy(revision, `${all} tasks running in this server already (the limit is ${maxRunning})`);
+    if (all >= maxRunning) throw this.refuse(revision, "maxRunning", maxRunning, `${all} tasks running in this server already`);
     // The first task this process runs starts the supervisor (the store, its sweeps and leases).
     const store = this.supervisor.start();
     const id = randomId();
@@ -160,7 +171,7 @@ export class Tasks {
   }
 
   /**
-   * Make room for the task in the stored-task quota (refused with -32603 naming the limit when there is none), store
+   * Make room for the task in the stored-task quota (refused naming the limit when there is none: `refuse`), store
    * it, then count its run here and let what waited for it go on.
    */
   private async create(run: TaskRun, record: TaskRecord): Promise<void> {
@@ -168,7 +179,7 @@ export class Tasks {
       await this.supervisor.admit(record);
     } catch (err) {
       if (!(err instanceof QuotaExceeded)) throw err;
-      throw new McpError(errorCode(run.revision, "INTERNAL_ERROR")!, `Internal error: ${err.message}; try again once one has finished or expired`, { limit: `tasks.${err.limit}`, max: err.max });
+      throw this.refuse(run.revision, err.limit, err.max, err.message);
     }
     try {
       await run.store.create(record);

@@ -11,10 +11,15 @@ export class MissingCapabilityError extends Error {
   }
 }
 
+/** At most 200 characters of `text` (a URI a caller sent) for an error message, so a 512 KiB URI is not sent back. */
+export function quoted(text: string, max = 200): string {
+  return text.length <= max ? text : `${text.slice(0, max)}… (${text.length} characters)`;
+}
+
 /** Throw from a resource handler for an unknown URI: answered with the revision's resource-not-found code and `data.uri`. */
 export class ResourceNotFoundError extends Error {
   constructor(readonly uri: string) {
-    super(`Resource not found: ${uri}`);
+    super(`Resource not found: ${quoted(uri)}`);
     this.name = "ResourceNotFoundError";
   }
 }

@@ -2,13 +2,15 @@
 import { isObject, McpError } from "../wire/jsonrpc.js";
 import { conform } from "../wire/encode.js";
 import { type Revision, resourceNotFoundCode } from "../rules.js";
-import { ResourceNotFoundError } from "./errors.js";
+import { quoted, ResourceNotFoundError } from "./errors.js";
 import { page } from "./pagination.js";
 import { type Registry, inRevision } from "./registry.js";
 import type { Principal, RequestContext, ResourceResult } from "./types.js";
 import { allowed, privateList, requireScopes } from "./authorization.js";
 import { handlerFailure, siteOf } from "./failures.js";
 import { withSuggestion } from "./suggest.js";
+
+const MAX_ECHOED_URI = 8192;
 
 export function listResources(registry: Registry, revision: Revision, params?: Record<string, unknown>, principal?: Principal): Record<string, unknown> {
   const all = [...registry.resources.values()]
@@ -59,19 +61,18 @@ export async function readResource(registry: Registry, revision: Revision, param
   const found = registry.resources.get(uri);
   const direct = found && inRevision(found, revision) ? found : undefined;
   if (direct) {
-    requireScopes(direct, ctx.principal, revision, `resource ${uri}`);
+    requireScopes(direct, ctx.principal, revision, `resource ${quoted(uri)}`);
     return checkContents(revision, uri, await readBy(registry, ctx, uri, () => direct.read(uri, ctx)));
   }
   for (const { def, template } of registry.templates) {
     if (!inRevision(def, revision)) continue;
     const vars = template.match(uri);
     if (vars) {
-      requireScopes(def, ctx.principal, revision, `resource ${uri}`);
+      requireScopes(def, ctx.principal, revision, `resource ${quoted(uri)}`);
       return checkContents(revision, uri, await readBy(registry, ctx, uri, () => def.read(uri, vars, ctx)));
     }
   }
-  const near = withSuggestion(`Resource not found: ${uri}`, uri, visibleResources(registry, revision, ctx.principal));
-  throw new McpError(resourceNotFoundCode(revision), near, { uri });
+  throw resourceNotFound(revision, uri, visibleResources(registry, revision, ctx.principal));
 }
 
 /** A resource handler's read; what it throws is logged (ResourceNotFoundError: answered not-found). */
@@ -90,9 +91,15 @@ export function* visibleResources(registry: Registry, revision: Revision, princi
   for (const r of registry.resources.values()) if (inRevision(r, revision) && allowed(r, principal)) yield r.uri;
 }
 
-/** -32002 (legacy) or -32602 (2026-07-28), with data.uri. spec/<revision>/server/resources.mdx#error-handling */
-export function resourceNotFound(revision: Revision, uri: string): McpError {
-  return new McpError(resourceNotFoundCode(revision), `Resource not found: ${uri}`, { uri });
+/**
+ * -32002 (legacy) or -32602 (2026-07-28), with data.uri (a URI over 8 KiB characters: data.uriLength instead, and the
+ * message quotes 200 characters, so that an error never sends a long URI back); `visible`: the URIs a suggestion may name. spec/<revision>/server/resources.mdx#error-handling
+ */
+export function resourceNotFound(revision: Revision, uri: string, visible?: Iterable<string>): McpError {
+  const data = uri.length <= MAX_ECHOED_URI ? { uri } : { uriLength: uri.length };
+  const message = `Resource not found: ${quoted(uri)}`;
+  // Did you mean: only among the URIs the caller may see (suggest.ts bounds the work on long names).
+  return new McpError(resourceNotFoundCode(revision), visible ? withSuggestion(message, uri, visible) : message, data);
 }
 
 function checkContents(revision: Revision, uri: string, result: ResourceResult): Record<string, unknown> {

@@ -189,10 +189,10 @@ export class McpServer implements Registry, ServerHandle {
 
   /**
    * Every registration and removal (tool(), resource(), resourceTemplate(), prompt(), removeTool()) comes here: the
-   * declared capabilities are made again (the last tool removed: no `tools`, no `tasks`), and the list's change event
-   * goes out. The event first: this process's bus delivers at once, and a legacy session's gate (listChanged declared,
-   * protocol/legacy-session.ts) then still reads what the session was told, so a session told `tools.listChanged`
-   * hears the last tool go, and one told no `tools` is sent no list_changed for the first.
+   * declared capabilities are made again (the last tool removed: no `tools`, no `tasks`, for sessions opened from now
+   * on), and the list's change event goes out. A legacy session's gate reads what it was told at initialize
+   * (protocol/legacy-session.ts), wherever and whenever the event reaches it: a session told `tools.listChanged` hears
+   * the last tool go, and one told no `tools` is sent no list_changed for the first.
    * spec/2025-11-25/server/tools.mdx#list-changed-notification
    * Before this process has a link or listen stream it publishes nothing; an explicit notify*() call goes to every
    * process when the bus is shared, links here or not.

@@ -181,6 +181,7 @@ export function run(program: Program, input: string): Int32Array | undefined {
   // A bit per split and position: the split was entered there (so the rest failed from there, whatever the slots).
   const words = (n >>> 5) + 1;
   const visited = new Int32Array(program.splits * words);
+  const marks = { visited, words };
   const isVisited = (splitNo: number, p: number) => (visited[splitNo * words + (p >>> 5)] & (1 << (p & 31))) !== 0;
   // Whether the straight run of instructions from `to` (at `at`) reaches a split at a position it already left.
   const dead = (to: number, at: number): boolean => ahead[to] >= 0 && (at + aheadLength[to] > n || isVisited(ahead[to], at + aheadLength[to]));
@@ -199,7 +200,10 @@ export function run(program: Program, input: string): Int32Array | undefined {
     } else if (code === SPLIT) {
       // A loop's split (its body the CLASS just before it) stays here for as long as it takes the body.
       let to = -1;
-      for (const self = split[pc]; !isVisited(self, at); at++) {
+      const self = split[pc];
+      // Through the characters that only the loop's body can take, at once (the cost of a long value).
+      at = runThrough(program, input, pc, at, marks);
+      for (; !isVisited(self, at); at++) {
         visited[self * words + (at >>> 5)] |= 1 << (at & 31);
         // Only the branches that can go on from this character (or the end) and were not left before: a lazy loop
         // does not try its exit at every character, nor a greedy one leave an alternative at every character.
@@ -229,6 +233,29 @@ export function run(program: Program, input: string): Int32Array | undefined {
     pc = stack.pc;
     at = stack.at;
   }
+}
+
+/**
+ * Where the loop whose split is at `pc` stops taking characters that only its body (the CLASS before the split) can
+ * take and its exit cannot start with, from `at`; each position passed is marked entered, as the split's own step
+ * would. Not a loop's split: `at`.
+ */
+function runThrough(program: Program, input: string, pc: number, at: number, marks: { visited: Int32Array; words: number }): number {
+  const { op, a, b, split, first } = program;
+  const body = pc - 1;
+  if ((a[pc] !== body && b[pc] !== body) || op[body] !== CLASS) return at;
+  const { visited, words } = marks;
+  const bodyRow = FIRST * body;
+  const exitRow = FIRST * (a[pc] === body ? b[pc] : a[pc]);
+  const n = input.length;
+  for (const base = split[pc] * words; at < n; at++) {
+    const ch = input.charCodeAt(at);
+    const cls = ch < 128 ? ch : NON_ASCII;
+    const bit = 1 << (at & 31);
+    if (first[bodyRow + cls] === 0 || first[exitRow + cls] === 1 || (visited[base + (at >>> 5)] & bit) !== 0) break;
+    visited[base + (at >>> 5)] |= bit;
+  }
+  return at;
 }
 
 /**

@@ -1,4 +1,10 @@
 /**
+ * Retry-After (seconds) of a 503 for a store that could not be reached: a refused connection fails within a second
+ * and ioredis reconnects by itself, so a few seconds is when a retry may succeed without a client hammering it.
+ */
+export const STORE_RETRY_AFTER_S = 3;
+
+/**
  * A shared store (Redis, PostgreSQL) that could not be reached: its connection refused, closed or timed out, as
  * opposed to an error of the command itself. The driver's error is the `cause`, for the server's log; the message
  * names the store and repeats the cause's message (the log's words too: the HTTP answer says only that the store is

@@ -12,6 +12,8 @@ export interface SessionRecord {
   /** The negotiated revision. */
   revision: string;
   clientCapabilities: Record<string, unknown>;
+  /** The capabilities the server declared in its initialize result (absent in records stored by an older runtime). */
+  serverCapabilities?: Record<string, unknown>;
   clientInfo?: Record<string, unknown>;
   /** notifications/initialized received. */
   initialized: boolean;

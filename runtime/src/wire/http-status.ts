@@ -26,3 +26,22 @@ function table(revision: Revision): Map<number, number> {
 export function fixedHttpStatus(revision: Revision, code: number): number | undefined {
   return table(revision).get(code);
 }
+
+/** How an HTTP entry answers a refused request: its status (429 a caller's quota, 503 the process's or a store outage) and Retry-After (seconds). */
+export interface HttpRefusal {
+  status: number;
+  retryAfter: number;
+}
+
+const refusals = new WeakMap<object, HttpRefusal>();
+
+/** Mark error response `response` as a refusal (the JSON-RPC body is unchanged; only an HTTP entry reads this). */
+export function markHttpRefusal<T extends object>(response: T, refusal: HttpRefusal): T {
+  refusals.set(response, refusal);
+  return response;
+}
+
+/** The refusal `message` was marked as (markHttpRefusal), or undefined. */
+export function httpRefusalOf(message: object): HttpRefusal | undefined {
+  return refusals.get(message);
+}

@@ -41,6 +41,7 @@ export class HttpEndpoint {
   private readonly legacy: LegacyStreamableHttp;
   private readonly sse: LegacySseTransport;
   private readonly post: PostRoute;
+  private readonly quotas: CallerQuotas;
   /** Ends of the modern subscriptions/listen requests in flight here. */
   private readonly listens = new Set<() => void>();
   private resourceServer?: ResourceServer;
@@ -65,9 +66,9 @@ export class HttpEndpoint {
     const responder = (this.responder = new Responder(core.revisions[core.revisions.length - 1]));
     const idleMs = options.sessionIdleMs ?? 30 * 60_000;
     const timers = { keepAliveMs: options.keepAliveMs ?? 15_000, sweepMs: Math.min(60_000, Math.max(1000, idleMs / 2)) };
-    const streams = (this.streams = new StreamRegistry(timers, () => this.table.sweep(idleMs)));
-    const quotas = new CallerQuotas(options);
+    const quotas = (this.quotas = new CallerQuotas(options));
     const limits = quotas.limits;
+    const streams = (this.streams = new StreamRegistry(timers, () => this.table.sweep(idleMs), limits.streamBufferBytes));
     const table = (this.table = new LegacySessions(core, streams, options, limits));
     const bodies = new JsonBodies(responder, options.maxBodyBytes ?? 4 * 1024 * 1024);
     // Every legacy session counts in the process-wide cap: Streamable HTTP and HTTP+SSE alike.
@@ -128,6 +129,7 @@ export class HttpEndpoint {
     this.table.close();
     this.sse.close();
     this.streams.endAll();
+    this.quotas.cpu.close();
   }
 
   /** Serve one HTTP request. Never throws: a failure is answered with 500. */

@@ -1,9 +1,11 @@
 /** One POST's exchange: its JSON response, or its SSE stream. */
+import { billed } from "./cpu-share.js";
 import type { Sink } from "../../protocol/connection.js";
 import { boundedJson, type MessageLimits } from "../../protocol/limits.js";
 import type { InFlight } from "../../protocol/request.js";
 import type { TraceCarrier } from "../../protocol/telemetry.js";
 import { type Revision, disconnectIsCancellation, primesSseStreams, resumableStreams } from "../../rules.js";
+import { httpRefusalOf } from "../../wire/http-status.js";
 import type { JsonRpcMessage, RequestId } from "../../wire/jsonrpc.js";
 import type { Accept } from "./body.js";
 import type { Reply } from "./io.js";
@@ -52,7 +54,12 @@ export class Exchange implements Sink {
     readonly session?: LegacyHttpSession,
   ) {}
 
+  /** `message` to the client (its encoding and writing charged to the request's caller: cpu-share.ts). */
   send(message: JsonRpcMessage): void {
+    billed(this.res, () => this.deliver(message));
+  }
+
+  private deliver(message: JsonRpcMessage): void {
     if (this.state === "finished" || (this.state === "detached" && !this.stream)) return;
     if (Array.isArray(message) || "result" in message || "error" in message) return this.finish(message);
     if (this.state === "pending") {
@@ -128,6 +135,9 @@ export class Exchange implements Sink {
     const res = this.res;
     if (res.destroyed) return;
     const status = this.host.responder.statusFor(message, this.revision);
+    // A quota or a store outage: when to try again (protocol/errors.ts).
+    const refusal = Array.isArray(message) ? undefined : httpRefusalOf(message);
+    if (refusal) res.setHeader("retry-after", String(refusal.retryAfter));
     // A response always serializes to something (one over the limit: its -32603 error).
     const json = this.encode(message)!;
     if (this.accept.json) {

@@ -37,6 +37,10 @@ export interface Reply {
   flushHeaders(): void;
   write(chunk: string): unknown;
   end(chunk?: string): unknown;
+  /** Bytes written and not yet taken by the client (Node: the response's and its socket's buffers). */
+  readonly writableLength?: number;
+  /** Drop the response and its connection at once, whatever is still queued (a client that does not read). */
+  destroy?(): unknown;
   /** "close": finished, or the client went away first. */
   once(event: "close" | "finish", listener: () => void): unknown;
 }
@@ -131,16 +135,37 @@ export class FetchReply implements Reply {
     return this;
   }
 
+  /** Bytes enqueued on the body that its reader has not taken yet. */
+  get writableLength(): number {
+    const d = this.controller?.desiredSize;
+    return d === null || d === undefined ? 0 : Math.max(0, -d);
+  }
+
+  /** Drop the body and what is queued on it (its reader gets an error), as a client gone. */
+  destroy(): void {
+    if (this.destroyed || this.writableEnded) return;
+    try {
+      this.controller?.error(new Error("the stream was closed: its client did not read it"));
+    } catch {
+      /* already closed */
+    }
+    this.gone();
+  }
+
   /** Commit the status and headers: the Response resolves now, its body streaming. */
   private open(): void {
     if (this.headersSent) return;
     this.headersSent = true;
-    const body = new ReadableStream<Uint8Array>({
-      start: (c) => {
-        this.controller = c;
+    // Counted in bytes from zero, so that -desiredSize is what the client has not read yet (writableLength).
+    const body = new ReadableStream<Uint8Array>(
+      {
+        start: (c) => {
+          this.controller = c;
+        },
+        cancel: () => this.gone(),
       },
-      cancel: () => this.gone(),
-    });
+      { highWaterMark: 0, size: (chunk) => chunk.byteLength },
+    );
     this.resolve(new Response(body, { status: this.statusCode, headers: this.headers }));
   }
 

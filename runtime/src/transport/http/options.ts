@@ -30,6 +30,22 @@ export interface HttpLimits extends MessageLimits {
   streamsPerCaller?: number;
   /** Most of those streams one legacy session holds open at once (its GET stream and its POSTs). Default 100. */
   streamsPerSession?: number;
+  /**
+   * Most bytes one SSE stream may hold written but not yet taken by its client (a client that does not read): at a
+   * write past it the stream is closed, as if the client had gone (a resumable legacy stream can be resumed with
+   * Last-Event-ID; its events are in the session's event log). One event may pass it (a response up to
+   * `responseBytes`). Default 4 MiB.
+   */
+  streamBufferBytes?: number;
+  /**
+   * The event loop shared fairly (transport/http/cpu-share.ts): while it is saturated (see `cpuLagMs`), a POST of a
+   * caller that used more than this many times the average of the other active callers' CPU time here (the
+   * synchronous part of their POSTs and their answers' encoding, decayed with a half-life of 1 s), and over 30 ms, is
+   * refused with 429, `Retry-After: 1` and `Connection: close`, its body unread. 0 turns it off. Default 4.
+   */
+  cpuShareFactor?: number;
+  /** How late (ms) a 20 ms timer must be for the event loop to count as saturated (for 1 s after). Default 10. */
+  cpuLagMs?: number;
 }
 
 /** What HandlerOptions.clientKey sees of a request. */

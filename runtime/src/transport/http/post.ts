@@ -17,6 +17,7 @@ import type { Incoming, Reply } from "./io.js";
 import type { LegacyPost, LegacyStreamableHttp } from "./legacy.js";
 import type { MessageLimits } from "../../protocol/limits.js";
 import type { CallerQuotas } from "./quotas.js";
+import { cpuNow } from "./cpu-share.js";
 import type { JsonBodies } from "./read-json.js";
 import type { Responder } from "./respond.js";
 import type { LegacySessions } from "./session-table.js";
@@ -53,22 +54,38 @@ export class PostRoute {
   /** Serve a POST to the endpoint (its principal verified already, with authorization). */
   serve(req: Incoming, res: Reply, principal: Principal | undefined): void {
     const post: Post = { req, res, accept: parseAccept(one(req.headers.accept)), principal };
-    this.t.bodies.read(req, res, post.accept, (value) => {
-      if (!Array.isArray(value) && !isObject(value)) return this.t.responder.invalidRequest(res, 400, "Invalid Request: the body must be a JSON-RPC message");
-      const sid = this.servesLegacy ? one(req.headers["mcp-session-id"]) : undefined;
-      // Shared sessions: a session opened on another process is restored from the store first; one held here is
-      // confirmed there (another process may have ended it).
-      const shared = this.t.table.shared;
-      if (sid !== undefined && shared) {
-        const here = this.t.table.sessions.get(sid);
-        (here ? shared.confirm(here) : shared.restore(sid)).then(
-          () => this.route(post, value, sid),
-          (err) => this.t.responder.internalError(res, err),
-        );
-        return;
+    // A caller far over its share of a saturated event loop is refused before its body costs anything (cpu-share.ts).
+    const caller = this.t.quotas.callerOf(req, principal);
+    const overShare = this.t.quotas.cpu.check(caller);
+    // The connection is closed after it: its body (maybe megabytes) is never read.
+    if (overShare) return this.t.responder.quota(res, overShare, null, { connection: "close" });
+    this.t.quotas.cpu.billTo(res, caller);
+    this.t.bodies.read(req, res, post.accept, (value, began) => {
+      try {
+        this.accepted(post, value);
+      } finally {
+        this.t.quotas.cpu.charge(caller, cpuNow() - began);
       }
-      this.route(post, value, sid);
     });
+  }
+
+  /** A POST's parsed body: its session found (restored from a shared store first), then routed. */
+  private accepted(post: Post, value: unknown): void {
+    const { req, res } = post;
+    if (!Array.isArray(value) && !isObject(value)) return this.t.responder.invalidRequest(res, 400, "Invalid Request: the body must be a JSON-RPC message");
+    const sid = this.servesLegacy ? one(req.headers["mcp-session-id"]) : undefined;
+    // Shared sessions: a session opened on another process is restored from the store first; one held here is
+    // confirmed there (another process may have ended it).
+    const shared = this.t.table.shared;
+    if (sid !== undefined && shared) {
+      const here = this.t.table.sessions.get(sid);
+      (here ? shared.confirm(here) : shared.restore(sid)).then(
+        () => this.route(post, value, sid),
+        (err) => this.t.responder.internalError(res, err),
+      );
+      return;
+    }
+    this.route(post, value, sid);
   }
 
   private route(post: Post, value: Record<string, unknown> | unknown[], sid: string | undefined): void {
@@ -108,8 +125,9 @@ export class PostRoute {
   private scopeRefusal(principal: Principal, method: string, params: Record<string, unknown> | undefined): AuthorizationError | undefined {
     const needed = this.t.core.requiredScopes(method, params);
     const missing = missingScopes(principal, needed);
+    // (Below: at most 200 characters of a URI: this goes back in a header.)
     if (!missing.length) return undefined;
-    const name = typeof params?.name === "string" ? ` ${params.name}` : typeof params?.uri === "string" ? ` ${params.uri}` : "";
+    const name = typeof params?.name === "string" ? ` ${params.name}` : typeof params?.uri === "string" ? ` ${params.uri.slice(0, 200)}` : "";
     const scope = [...new Set([...principal.scopes.filter((s) => s !== "offline_access"), ...needed!])];
     return new AuthorizationError(403, "insufficient_scope", `${method}${name} needs the scope ${needed!.join(" ")}`, scope);
   }

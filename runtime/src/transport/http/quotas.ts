@@ -7,9 +7,10 @@ import { definedOnly, messageLimits } from "../../protocol/limits.js";
 import type { Principal } from "../../protocol/request.js";
 import type { Incoming } from "./io.js";
 import type { HandlerOptions, HttpLimits } from "./options.js";
+import { CpuShare } from "./cpu-share.js";
 
 /** The defaults of the quotas per caller (docs/hosting.md#limits). */
-export const CALLER_LIMITS = { sessionsPerCaller: 1000, streamsPerCaller: 1000, streamsPerSession: 100 } as const;
+export const CALLER_LIMITS = { sessionsPerCaller: 1000, streamsPerCaller: 1000, streamsPerSession: 100, streamBufferBytes: 4 * 1024 * 1024, cpuShareFactor: 4, cpuLagMs: 10 } as const;
 
 /** HttpLimits with every default applied. */
 export function httpLimits(limits: HttpLimits | undefined): Required<HttpLimits> {
@@ -70,10 +71,13 @@ export class CallerQuotas {
   private readonly sessions = new Counts();
   private readonly streams = new Counts();
   private readonly sessionStreams = new Counts();
+  /** Each caller's share of the event loop (cpu-share.ts). */
+  readonly cpu: CpuShare;
 
   constructor(options: HandlerOptions) {
     this.limits = httpLimits(options.limits);
     this.clientKey = options.clientKey;
+    this.cpu = new CpuShare(this.limits.cpuShareFactor, this.limits.cpuLagMs);
   }
 
   private readonly clientKey: HandlerOptions["clientKey"];

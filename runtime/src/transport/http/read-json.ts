@@ -1,4 +1,5 @@
 /** The checks every POST passes before its era matters: Content-Type, Accept, the body's size and its JSON. */
+import { cpuNow } from "./cpu-share.js";
 import { isJsonType, one, type Accept } from "./body.js";
 import type { Incoming, Reply } from "./io.js";
 import type { Responder } from "./respond.js";
@@ -13,14 +14,17 @@ export class JsonBodies {
     private readonly maxBody: number,
   ) {}
 
-  /** The POST's JSON body to `done`, or the answer why there is none (415, 406, 413, 400, -32700). */
-  read(req: Incoming, res: Reply, accept: Accept, done: (value: unknown) => void): void {
+  /**
+   * The POST's JSON body to `done` (with the cpuNow() at which its bytes were all in: what decoding and parsing
+   * them cost is its caller's, cpu-share.ts), or the answer why there is none (415, 406, 413, 400, -32700).
+   */
+  read(req: Incoming, res: Reply, accept: Accept, done: (value: unknown, began: number) => void): void {
     const responder = this.responder;
     if (!isJsonType(one(req.headers["content-type"]))) return responder.invalidRequest(res, 415, "Unsupported Media Type: Content-Type must be application/json");
     if (!accept.json && !accept.sse) return responder.invalidRequest(res, 406, "Not Acceptable: Accept must allow application/json or text/event-stream");
-    const accepted = (value: unknown) => {
+    const accepted = (value: unknown, began = cpuNow()) => {
       try {
-        done(value);
+        done(value, began);
       } catch (err) {
         responder.internalError(res, err);
       }
@@ -32,6 +36,7 @@ export class JsonBodies {
     req.readBody(
       limit,
       (body) => {
+        const began = cpuNow();
         let text: string;
         try {
           text = utf8.decode(body);
@@ -44,7 +49,7 @@ export class JsonBodies {
         } catch (err) {
           return responder.parseError(res, `Parse error: ${(err as Error).message}`);
         }
-        accepted(value);
+        accepted(value, began);
       },
       tooLarge,
       // The body could not be read (its stream failed, or another handler consumed it): 400, never silence.

@@ -1,8 +1,8 @@
 /** Answers the endpoint gives without a Connection: JSON-RPC error bodies with an HTTP status, 500s and refusals. */
 import { type Revision, errorCode } from "../../rules.js";
-import { isStoreUnavailable } from "../../state/errors.js";
+import { STORE_RETRY_AFTER_S, isStoreUnavailable } from "../../state/errors.js";
 import { errorResponse } from "../../wire/errors.js";
-import { fixedHttpStatus } from "../../wire/http-status.js";
+import { fixedHttpStatus, httpRefusalOf } from "../../wire/http-status.js";
 import type { JsonRpcMessage, RequestId } from "../../wire/jsonrpc.js";
 import type { AuthorizationError } from "./authorization.js";
 import type { Reply } from "./io.js";
@@ -10,11 +10,6 @@ import type { QuotaRefusal } from "./quotas.js";
 
 type Headers = Record<string, string>;
 
-/**
- * Retry-After (seconds) of a 503 for a store that could not be reached: a refused connection fails within a second
- * and ioredis reconnects by itself, so a few seconds is when a retry may succeed without a client hammering it.
- */
-export const STORE_RETRY_AFTER_S = 3;
 /** How often one store error is repeated on stderr while it lasts (ms), as the task store's. */
 const STORE_LOG_EVERY_MS = 10_000;
 
@@ -78,12 +73,12 @@ export class Responder {
    * A quota refused: 429 (a caller's quota) or 503 (the process-wide maxSessions), with Retry-After and -32600 naming
    * the limit (message and `data`). No spec code covers it, and a peer is sent only codes its revision defines.
    */
-  quota(res: Reply, refusal: QuotaRefusal, id?: RequestId | null): void {
+  quota(res: Reply, refusal: QuotaRefusal, id?: RequestId | null, extra: Record<string, string> = {}): void {
     const status = refusal.limit === "maxSessions" ? 503 : 429;
     const what = status === 503 ? "Service Unavailable" : "Too Many Requests";
     const message = `${what}: ${refusal.what} (limit ${refusal.limit}: ${refusal.max})`;
     const data = { limit: refusal.limit, max: refusal.max };
-    this.reject(res, status, { code: errorCode(this.fallback, "INVALID_REQUEST")!, message, data }, { id, headers: { "retry-after": String(refusal.retryAfter) } });
+    this.reject(res, status, { code: errorCode(this.fallback, "INVALID_REQUEST")!, message, data }, { id, headers: { "retry-after": String(refusal.retryAfter), ...extra } });
   }
 
   /** Answer `status` with -32700 (Parse error) and `message`. */
@@ -137,6 +132,9 @@ export class Responder {
   /** The HTTP status of a response message under `revision`'s rules (errors the spec gives a status; else 200). */
   statusFor(message: JsonRpcMessage | JsonRpcMessage[], revision: Revision): number {
     if (Array.isArray(message) || !("error" in message)) return 200;
+    // A quota or a store outage met by a method (a task's creation, tasks/get …): 429 or 503 (protocol/errors.ts).
+    const refusal = httpRefusalOf(message);
+    if (refusal) return refusal.status;
     // An error without an id answers a message the server could not accept (no id could be read, a rejected batch,
     // an invalid notification): an HTTP error status. spec/2025-11-25/basic/transports.mdx#sending-messages-to-the-server,
     // spec/2026-07-28/basic/transports/streamable-http.mdx#sending-messages

@@ -89,6 +89,7 @@ export class SharedSessions {
       id: s.id,
       revision: l.revision,
       clientCapabilities: l.clientCapabilities,
+      serverCapabilities: l.serverCapabilities,
       ...(l.clientInfo ? { clientInfo: l.clientInfo } : {}),
       initialized: l.initialized,
       ...(l.logLevel ? { logLevel: l.logLevel } : {}),

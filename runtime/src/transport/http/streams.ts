@@ -1,5 +1,9 @@
-/** The endpoint's open SSE responses: started and tracked here, kept alive by comments, ended at close. */
+/**
+ * The endpoint's open SSE responses: started and tracked here, kept alive by comments, ended at close, and bounded:
+ * one whose client does not take what is written is closed once it holds `maxQueuedBytes` (HttpLimits.streamBufferBytes).
+ */
 import type { Reply } from "./io.js";
+import { logError } from "./respond.js";
 import { SSE_HEADERS } from "./sse.js";
 
 /** The intervals of StreamRegistry.startTimers, in ms. */
@@ -13,10 +17,14 @@ export class StreamRegistry {
   private timers?: ReturnType<typeof setInterval>[];
   private closed = false;
 
-  /** @param sweep the idle-session sweep, run every `every.sweepMs`. */
+  /**
+   * @param sweep the idle-session sweep, run every `every.sweepMs`.
+   * @param maxQueuedBytes bytes a stream may hold unread by its client before it is closed (streamBufferBytes).
+   */
   constructor(
     private readonly every: StreamTimers,
     private readonly sweep: () => void,
+    private readonly maxQueuedBytes = Infinity,
   ) {}
 
   /** Start an SSE response on `res` (naming the legacy session `sessionId`, if any) and track it. */
@@ -25,6 +33,31 @@ export class StreamRegistry {
     res.writeHead(status, SSE_HEADERS);
     res.flushHeaders();
     this.open.add(res);
+    this.bound(res);
+  }
+
+  /**
+   * Every later write to `res` (events, keep-alives) first looks at what its client has not taken yet: past
+   * maxQueuedBytes the stream is dropped (destroyed, so nothing queued stays in memory), which its owner sees as the
+   * client going away ("close"). Only a stream that already holds the bound is dropped: one large event still goes.
+   */
+  private bound(res: Reply): void {
+    const write = res.write;
+    const max = this.maxQueuedBytes;
+    res.write = (chunk: string) => {
+      const queued = res.writableLength ?? 0;
+      if (queued <= max) return write.call(res, chunk);
+      this.drop(res, queued);
+      return false;
+    };
+  }
+
+  private drop(res: Reply, queued: number): void {
+    if (res.destroyed) return;
+    this.open.delete(res);
+    logError(`an SSE stream was closed: its client had not read ${queued} bytes (limits.streamBufferBytes = ${this.maxQueuedBytes})`);
+    if (res.destroy) res.destroy();
+    else res.end();
   }
 
   /** `res` is ending (or has ended): no more keep-alives, and close() does not end it. */
