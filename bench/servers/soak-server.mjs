@@ -29,6 +29,8 @@ server.resourceTemplate({
 await server.serveHttp({
   host: "127.0.0.1",
   port: Number(process.env.PORT ?? 0),
+  // The event loop shared per caller is opt-in (docs/hosting.md#limits): the soak measures it on.
+  limits: { cpuShareFactor: 4 },
   clientKey: ({ headers, remoteAddress }) => {
     const name = headers["x-soak-client"];
     return typeof name === "string" ? name : remoteAddress;

@@ -366,7 +366,7 @@ describe("the size of one response (MessageLimits.responseBytes)", () => {
   });
 });
 
-describe("the event loop's fair share (limits.cpuShareFactor, default 4; cpuLagMs, default 10)", () => {
+describe("the event loop's fair share (limits.cpuShareFactor, opt-in, here 4; cpuLagMs, default 10)", () => {
   const spin = (id: number, ms: number) => modernRequest(id, "tools/call", { name: "spin", arguments: { ms } });
   /** `loops` loops of `from` (headers `extra`) each calling spin(ms) until `until()`: the statuses it got, and a 429. */
   async function flood(url: string, from: string, extra: Record<string, string>, loops: number, ms: number, until: (refused: boolean) => boolean) {
@@ -386,7 +386,7 @@ describe("the event loop's fair share (limits.cpuShareFactor, default 4; cpuLagM
   }
 
   it("a caller that holds a saturated event loop is refused (429, Retry-After: 1); another caller's calls are all served", async () => {
-    const url = await serve({});
+    const url = await serve({ limits: { cpuShareFactor: 4 } });
     let stop = false;
     // B: a light client, a short call at a time; A: four loops of calls that each hold the loop for 50 ms.
     const light = (async () => {
@@ -418,7 +418,7 @@ describe("the event loop's fair share (limits.cpuShareFactor, default 4; cpuLagM
   it("many callers of the same weight at full load are never refused", async () => {
     // Eight callers (clientKey from a header), each two loops of 30 ms calls, for 40 calls each: the loop is saturated
     // throughout, and no caller is over 4 times the others' average.
-    const url = await serve({ clientKey: ({ headers }) => String(headers["x-caller"]) });
+    const url = await serve({ limits: { cpuShareFactor: 4 }, clientKey: ({ headers }) => String(headers["x-caller"]) });
     const counts = new Map<string, number>();
     const results = await Promise.all(
       Array.from({ length: 8 }, (_, c) => {

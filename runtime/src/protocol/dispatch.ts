@@ -34,7 +34,7 @@ import { errorResponse } from "../wire/errors.js";
 import { inspect, McpError, type JsonRpcResponse } from "../wire/jsonrpc.js";
 import type { Classification } from "./classify.js";
 import { HandlerContext } from "./context.js";
-import { errorResponseOf } from "./errors.js";
+import { errorResponseOf, isRefusal } from "./errors.js";
 import { HandlerHost } from "./handler-host.js";
 import { principalIdentity } from "../state/request-state.js";
 import { inputRequired, openRound } from "./input-rounds.js";
@@ -296,10 +296,11 @@ export class Dispatcher {
 
   /**
    * A failure no handler reported (server/failures.ts): a protocol error passes; anything else (a bug, a store that
-   * failed) is logged like a handler's and answered as one, so that exposeErrors also governs it.
+   * failed) is logged like a handler's and answered as one, so that exposeErrors also governs it. A quota's refusal
+   * or a store outage is the runtime's own answer: it passes, so HTTP still gets its 429/503 and Retry-After.
    */
   private unexpected(scope: RequestScope, err: unknown): unknown {
-    if (isForClient(err)) return err;
+    if (isForClient(err) || isRefusal(err)) return err;
     const { req, link, principal } = scope;
     const named = scope.req.params ?? {};
     const site: FailureSite = {

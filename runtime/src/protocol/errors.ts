@@ -27,6 +27,11 @@ export class LimitRefusal extends McpError {
 }
 
 /** The HTTP status and Retry-After of a thrown value that is a refusal or a store outage, else undefined. */
+/** Whether `err` is a quota's refusal or a store outage: the runtime's own answer, told as it is (never a handler's failure). */
+export function isRefusal(err: unknown): boolean {
+  return refusalOf(err) !== undefined;
+}
+
 function refusalOf(err: unknown): HttpRefusal | undefined {
   if (err instanceof LimitRefusal) return err.http;
   if (err instanceof TaskStoreUnavailable || isStoreUnavailable(err)) return { status: 503, retryAfter: STORE_RETRY_AFTER_S };

@@ -20,13 +20,22 @@ interface ShareRefusal {
  * The process's CPU time (ms), where the platform has process.cpuUsage, else wall time: a process the machine leaves
  * unscheduled in the middle of a request must not charge that request's caller for the wait.
  */
-export const cpuNow: () => number =
-  typeof globalThis.process?.cpuUsage === "function"
-    ? () => {
-        const u = process.cpuUsage();
-        return (u.user + u.system) / 1000;
-      }
-    : () => performance.now();
+export const cpuNow: () => number = processCpuTime() ?? (() => performance.now());
+
+/** process.cpuUsage as ms, where it exists and works (workerd's Node compatibility layer does not: a request there hung on it). */
+function processCpuTime(): (() => number) | undefined {
+  const cpuUsage = globalThis.process?.cpuUsage;
+  if (typeof cpuUsage !== "function") return undefined;
+  try {
+    cpuUsage.call(globalThis.process);
+  } catch {
+    return undefined;
+  }
+  return () => {
+    const u = process.cpuUsage();
+    return (u.user + u.system) / 1000;
+  };
+}
 
 /** Who pays for what is spent answering a response (Reply): its request's caller (CpuShare.billTo). */
 const payers = new WeakMap<object, (ms: number) => void>();

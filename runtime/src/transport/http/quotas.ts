@@ -10,7 +10,7 @@ import type { HandlerOptions, HttpLimits } from "./options.js";
 import { CpuShare } from "./cpu-share.js";
 
 /** The defaults of the quotas per caller (docs/hosting.md#limits). */
-export const CALLER_LIMITS = { sessionsPerCaller: 1000, streamsPerCaller: 1000, streamsPerSession: 100, streamBufferBytes: 4 * 1024 * 1024, cpuShareFactor: 4, cpuLagMs: 10 } as const;
+export const CALLER_LIMITS = { sessionsPerCaller: 1000, streamsPerCaller: 1000, streamsPerSession: 100, streamBufferBytes: 4 * 1024 * 1024, cpuShareFactor: 0, cpuLagMs: 10 } as const;
 
 /** HttpLimits with every default applied. */
 export function httpLimits(limits: HttpLimits | undefined): Required<HttpLimits> {
