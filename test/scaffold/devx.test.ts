@@ -1,13 +1,13 @@
 // What a developer gets around the server in a new project: git, the CI workflow, lint/format, the package manager,
 // the printed client configuration with the add-to-client script, and `npm run dev` (real processes throughout).
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse as parseYaml } from "yaml";
 import { beforeAll, describe, expect, it } from "vitest";
 import { detectPackageManager, resolvePackageManager } from "../../generator/package-manager.js";
 import { CLI, OUT } from "../helpers.js";
-import { copyProject, create, expectOk, npm, run, sharedProject, tempDir } from "./support.js";
+import { copyProject, create, expectOk, npm, run, sharedProject, tempDir, watchOutput } from "./support.js";
 
 const work = tempDir("devx");
 const scaffoldWith = (args: string[], env: Record<string, string | undefined> = {}) => run(process.execPath, [CLI, ...args], { env });
@@ -156,33 +156,6 @@ async function toolNames(url: string): Promise<string[]> {
   await post({ jsonrpc: "2.0", method: "notifications/initialized" }, init.session);
   const list = await post({ jsonrpc: "2.0", id: 2, method: "tools/list", params: {} }, init.session);
   return (list.message.result.tools as { name: string }[]).map((t) => t.name);
-}
-
-/** Collects a child's output and waits for a pattern to appear in what came after `from`. */
-function watchOutput(child: ChildProcess) {
-  let output = "";
-  child.stdout!.on("data", (c: Buffer) => (output += c));
-  child.stderr!.on("data", (c: Buffer) => (output += c));
-  return {
-    get text() {
-      return output;
-    },
-    waitFor(pattern: RegExp, from: number, ms = 90_000): Promise<RegExpExecArray> {
-      return new Promise((resolve, reject) => {
-        const t0 = Date.now();
-        const poll = setInterval(() => {
-          const m = pattern.exec(output.slice(from));
-          if (m) {
-            clearInterval(poll);
-            resolve(m);
-          } else if (Date.now() - t0 > ms || child.exitCode !== null) {
-            clearInterval(poll);
-            reject(new Error(`${pattern} did not appear within ${ms} ms (exit ${child.exitCode}):\n${output.slice(-4000)}`));
-          }
-        }, 100);
-      });
-    },
-  };
 }
 
 /** `npm run dev` in its own process group, so that the whole tree (npm, dev.mjs, tsc, the server) can be ended. */

@@ -5,16 +5,16 @@
  * local green meaning CI green, the warning about revisions no official client speaks, and `create-mcp-server add`.
  * One project is installed; the others are scaffolded with --no-install and link to its node_modules.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
-import { createServer, type AddressInfo } from "node:net";
 import { join } from "node:path";
 import { parse as parseYaml } from "yaml";
 import { beforeAll, describe, expect, it } from "vitest";
 import { McpClient, SseClientTransport, StreamableHttpClientTransport } from "../../runtime/dist/index.js";
 import { ROOT } from "../helpers.js";
 import { checkDockerfile, startHttp } from "./deploy.js";
-import { create, expectOk, linkNodeModules, npm, run, tempDir } from "./support.js";
+import { freePort } from "../deploy/rig.js";
+import { create, expectOk, linkNodeModules, npm, run, tempDir, watchOutput } from "./support.js";
 
 const work = tempDir("small");
 /** The installed project (basic, both transports): built once, shared by the tests that run a server. */
@@ -92,44 +92,6 @@ describe("npm start before npm run build", () => {
   }, 60_000);
 });
 
-/** Collects a child's output; waitFor resolves when `pattern` appears in what came after `from`. */
-function watchOutput(child: ChildProcess) {
-  let output = "";
-  child.stdout!.on("data", (c: Buffer) => (output += c));
-  child.stderr!.on("data", (c: Buffer) => (output += c));
-  return {
-    get text() {
-      return output;
-    },
-    waitFor(pattern: RegExp, from: number, ms = 120_000): Promise<RegExpExecArray> {
-      return new Promise((resolve, reject) => {
-        const t0 = Date.now();
-        const poll = setInterval(() => {
-          const m = pattern.exec(output.slice(from));
-          if (m) {
-            clearInterval(poll);
-            resolve(m);
-          } else if (Date.now() - t0 > ms || child.exitCode !== null) {
-            clearInterval(poll);
-            reject(new Error(`${pattern} did not appear within ${ms} ms (exit ${child.exitCode}):\n${output.slice(-4000)}`));
-          }
-        }, 100);
-      });
-    },
-  };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address() as AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
 describe("npm run dev", () => {
   it("keeps a legacy session across the restart after a rebuild, and says so: the same client goes on with the new code", async () => {
     const dir = await linked("dev", ["--transport", "http"]);
@@ -141,7 +103,7 @@ describe("npm run dev", () => {
       stdio: ["ignore", "pipe", "pipe"],
       env: { ...process.env, MCP_SESSION_STORE: "", MCP_REDIS_URL: "" },
     });
-    const out = watchOutput(child);
+    const out = watchOutput(child, 120_000);
     try {
       const [, url] = await out.waitFor(/listening (http:\/\/\S+\/mcp)/, 0);
       expect(out.text).toContain("[dev] legacy sessions (Mcp-Session-Id) are kept across restarts in dist/.dev-sessions.json");

@@ -1,5 +1,5 @@
 /** Shared helpers of the scaffolder suites: run the CLI, run npm in a project, hash a folder. */
-import { execFile, type ExecFileOptions } from "node:child_process";
+import { execFile, type ChildProcess, type ExecFileOptions } from "node:child_process";
 import { createHash } from "node:crypto";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -159,4 +159,31 @@ export function passedCount(output: string): number {
   // eslint-disable-next-line no-control-regex -- ESC starts the ANSI colour codes vitest prints; stripping them is the point.
   const m = /Tests\s+(\d+) passed/.exec(output.replace(/\x1b\[[0-9;]*m/g, ""));
   return m ? Number(m[1]) : 0;
+}
+
+/** Collects a child's output (stdout and stderr); `waitFor` resolves when `pattern` appears in what came after `from`, and rejects after `ms` or once the child exits. */
+export function watchOutput(child: ChildProcess, defaultMs = 90_000) {
+  let output = "";
+  child.stdout!.on("data", (c: Buffer) => (output += c));
+  child.stderr!.on("data", (c: Buffer) => (output += c));
+  return {
+    get text() {
+      return output;
+    },
+    waitFor(pattern: RegExp, from: number, ms = defaultMs): Promise<RegExpExecArray> {
+      return new Promise((resolve, reject) => {
+        const t0 = Date.now();
+        const poll = setInterval(() => {
+          const m = pattern.exec(output.slice(from));
+          if (m) {
+            clearInterval(poll);
+            resolve(m);
+          } else if (Date.now() - t0 > ms || child.exitCode !== null) {
+            clearInterval(poll);
+            reject(new Error(`${pattern} did not appear within ${ms} ms (exit ${child.exitCode}):\n${output.slice(-4000)}`));
+          }
+        }, 100);
+      });
+    },
+  };
 }
