@@ -11,7 +11,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { OAuthClientInformationMixed, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { create, expectOk, npm, run, tempDir } from "./support.js";
 
 /** A port on 127.0.0.1 that nothing listens on now (taken, then closed). */
@@ -154,12 +154,16 @@ describe("npm run auth:dev (--auth oauth)", () => {
     expect(body.id).toBe(1);
     expect(body.result.tools.map((t: { name: string }) => t.name)).toEqual(["echo", "add", "countdown"]);
     expect(body.result.cacheScope).toBe("private");
-    const requests = server
-      .stderr()
-      .split("\n")
-      .filter((l) => l.startsWith("{"))
-      .map((l) => JSON.parse(l))
-      .filter((l) => l.msg === "request");
+    // The request line is written when the response has finished, so it may reach stderr after curl exits.
+    const requestLines = () =>
+      server
+        .stderr()
+        .split("\n")
+        .filter((l) => l.startsWith("{"))
+        .map((l) => JSON.parse(l))
+        .filter((l) => l.msg === "request");
+    await vi.waitFor(() => expect(requestLines()).toHaveLength(2), { timeout: 5000 });
+    const requests = requestLines();
     expect(requests.map((l) => [l.method, l.path, l.status, l.mcpMethod])).toEqual([
       ["POST", "/mcp", 401, undefined],
       ["POST", "/mcp", 200, "tools/list"],
