@@ -69,6 +69,14 @@ export interface OperationDescriptor {
   parameters: ParameterDescriptor[];
   body?: BodyDescriptor;
   responses: Record<string, ResponseDescriptor>;
+  /**
+   * How a success answer becomes the tool's result: `body` (the response's JSON schema is an object: it is the tool's
+   * outputSchema and the body its structuredContent), `wrapped` (any other JSON schema: outputSchema
+   * `{ type: "object", properties: { result: <schema> }, required: ["result"] }`, structuredContent `{ result: body }`),
+   * `text` (no JSON schema: text content only). Every result also carries the body as text content, for revisions
+   * before structured content (2025-06-18) and clients that read only text.
+   */
+  output: "body" | "wrapped" | "text";
   /** Alternatives (any one suffices), each the schemes required together with their scopes; `[]` means none; absent means the document's top-level `security`. */
   security?: Array<Record<string, string[]>>;
 }
