@@ -9,6 +9,7 @@
 import type { Mutation } from "./types.js";
 
 const AUTH = "test/auth/resource-server.test.ts";
+const TOKEN_CACHE = "test/auth/token-cache.test.ts";
 const CORPUS = "test/corpus/corpus.test.ts";
 const CLASSIFY = "test/protocol/classify.test.ts";
 const HANDLERS = "test/runtime/handlers.test.ts";
@@ -46,9 +47,25 @@ export const MUTATIONS: Mutation[] = [
     filter: "clock tolerance",
   },
   {
+    id: "token-cache-exp",
+    rule: "A cached verification never outlives the token's exp. RFC 9068 §4, RFC 7519 §4.1.4",
+    file: "runtime/src/transport/http/token-cache.ts",
+    find: "expSec === undefined ? Infinity : expSec * 1000",
+    replace: "Infinity",
+    test: TOKEN_CACHE,
+  },
+  {
+    id: "token-cache-rotated-key",
+    rule: "A token whose signing key the issuer no longer publishes is refused once the new key set is fetched, cached or not. RFC 7517 §5, spec/2025-11-25/basic/authorization.mdx#token-handling",
+    file: "runtime/src/transport/http/authorization.ts",
+    find: "    this.tokens.retainKeys(",
+    replace: "    void this.tokens.size;\n    void (",
+    test: TOKEN_CACHE,
+  },
+  {
     id: "introspection-audience",
     rule: "An introspected (opaque) token MUST name this server in aud too. RFC 7662 §2.2, spec/2025-11-25/basic/authorization.mdx#token-audience-binding-and-validation",
-    file: "runtime/src/transport/http/authorization.ts",
+    file: "runtime/src/transport/http/introspection.ts",
     find: "if (!aud.some((a) => audience.includes(a as string)))",
     replace: 'if (!aud.some((a) => typeof a === "string"))',
     test: AUTH,
@@ -57,7 +74,7 @@ export const MUTATIONS: Mutation[] = [
   {
     id: "introspection-active",
     rule: "An introspected token that is not active is refused (401 invalid_token). RFC 7662 §2.2",
-    file: "runtime/src/transport/http/authorization.ts",
+    file: "runtime/src/transport/http/introspection.ts",
     find: "if (claims?.active !== true) throw",
     replace: 'if (claims?.active === "never") throw',
     test: AUTH,

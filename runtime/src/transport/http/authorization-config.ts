@@ -64,6 +64,15 @@ export interface AuthorizationOptions {
    * invalid_token). It is responsible for the issuer, audience and expiry checks.
    */
   verify?: (token: string, context: VerifyContext) => Promise<Principal | undefined> | Principal | undefined;
+  /**
+   * Verified tokens remembered by a hash of the token, so that a client's next request with the same token costs no
+   * signature check or introspection: until the earliest of its `exp` (without the clock tolerance), `maxAgeSec`
+   * (JWT, default 60) or `introspectionMaxAgeSec` (opaque tokens, default 10: a token revoked at the authorization
+   * server is accepted here until then) after its verification, and the next JWKS fetch that no longer publishes its
+   * signing key. Bounded: `maxEntries` (default 10,000) and `maxBytes` (default 16 MiB), least recently used out.
+   * `false` (or a max age of 0): verify every request. A custom `verify` is never cached.
+   */
+  tokenCache?: false | { maxAgeSec?: number; introspectionMaxAgeSec?: number; maxEntries?: number; maxBytes?: number };
   /** `resource_name` of the Protected Resource Metadata. */
   resourceName?: string;
   /** `resource_documentation` of the Protected Resource Metadata. */

@@ -13,24 +13,14 @@
 import type { Principal } from "../../protocol/request.js";
 import { type AuthorizationOptions, canonicalResource } from "./authorization-config.js";
 import { one } from "./body.js";
-import { missingScopes } from "./principals.js";
+import { AuthorizationError, FETCH_TIMEOUT_MS, unavailable } from "./authorization-error.js";
+import { Introspection } from "./introspection.js";
+import { missingScopes, principalOf } from "./principals.js";
 import type { HeaderBag, Reply } from "./io.js";
+import { TokenCache, type TokenCacheLimits } from "./token-cache.js";
 
-/** A refused request: its HTTP status and the RFC 6750 §3 error of its challenge. */
-export class AuthorizationError extends Error {
-  constructor(
-    /** 503: the token could not be verified now (the authorization server unreachable): not the token's fault, no challenge. */
-    readonly status: 400 | 401 | 403 | 503,
-    /** RFC 6750 §3.1 error code; undefined when the request had no credentials (§3: then no error code). */
-    readonly error: "invalid_request" | "invalid_token" | "insufficient_scope" | undefined,
-    message: string,
-    /** The scopes the request needs (the challenge's `scope`). */
-    readonly scope?: readonly string[],
-  ) {
-    super(message);
-    this.name = "AuthorizationError";
-  }
-}
+export { AuthorizationError } from "./authorization-error.js";
+export { principalOf } from "./principals.js";
 
 const PRM = "/.well-known/oauth-protected-resource";
 const ASM = "/.well-known/oauth-authorization-server";
@@ -38,7 +28,6 @@ const ASM = "/.well-known/oauth-authorization-server";
 const ASYMMETRIC = ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA", "Ed25519"];
 /** RFC 6750 §2.1: `Bearer` then a b64token. */
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
-const FETCH_TIMEOUT_MS = 10_000;
 /** RFC 9068 §2.1: the `typ` of a JWT access token. */
 const ACCESS_TOKEN_TYPES = ["at+jwt"];
 /** A media type as RFC 7515 §4.1.9 compares it: no case, no `application/` prefix. */
@@ -74,16 +63,6 @@ export function issuerMetadataUrls(issuer: string): string[] {
   return [`${u.origin}${ASM}${path}`, `${u.origin}/.well-known/openid-configuration${path}`, `${u.origin}${path}/.well-known/openid-configuration`];
 }
 
-/** The principal of verified claims: subject `sub` (a client-credentials token without one: its client id). */
-export function principalOf(claims: Record<string, unknown>): Principal {
-  const clientId = typeof claims.client_id === "string" ? claims.client_id : typeof claims.azp === "string" ? claims.azp : undefined;
-  const subject = typeof claims.sub === "string" && claims.sub ? claims.sub : clientId;
-  if (!subject) throw new AuthorizationError(401, "invalid_token", "the token names no subject");
-  const scope = claims.scope;
-  const scopes = typeof scope === "string" ? scope.split(" ").filter(Boolean) : Array.isArray(claims.scp) ? claims.scp.filter((s): s is string => typeof s === "string") : [];
-  return Object.freeze({ subject, clientId, scopes: Object.freeze(scopes), claims: Object.freeze({ ...claims }) });
-}
-
 /**
  * One MCP endpoint's resource server: its metadata documents, its challenges and its token verification.
  */
@@ -101,7 +80,13 @@ export class ResourceServer {
   /** Where the issuer's metadata was read (once it was). */
   issuerMetadataUrl?: string;
   private jwks?: Promise<ReturnType<Jose["createRemoteJWKSet"]>>;
-  private introspectionEndpoint?: Promise<string>;
+  /** What jose last fetched of the JWKS (its `jwksCache` slot, written on each fetch), to see a key set change. */
+  private readonly jwksFetched: { jwks?: { keys?: Array<{ kid?: unknown }> }; uat?: number } = {};
+  private seenKeySet?: object;
+  /** RFC 7662 introspection, when `options.introspection`. */
+  private readonly introspection?: Introspection;
+  /** Verified tokens' principals (JWT and introspection; not a custom `verify`, whose lifetime rules are its own). */
+  private readonly tokens: TokenCache;
 
   /**
    * @param resource the canonical URI (options.resource, or serveHttp's own URL).
@@ -120,6 +105,8 @@ export class ResourceServer {
     this.tolerance = options.clockToleranceSec ?? 30;
     if (options.audienceCheck === false) warnNoAudienceCheck(this.issuer);
     this.tokenTypes = acceptedTokenTypes(options.tokenTypes);
+    this.tokens = new TokenCache(tokenCacheLimits(options));
+    if (options.introspection) this.introspection = new Introspection(options.introspection, this.issuer, () => this.authorizationServerMetadata());
     const u = new URL(this.resource);
     const suffix = u.pathname === "/" ? "" : u.pathname;
     this.metadataUrl = `${u.origin}${PRM}${suffix}`;
@@ -247,16 +234,36 @@ export class ResourceServer {
       if (!p || typeof p.subject !== "string" || !Array.isArray(p.scopes)) throw new AuthorizationError(401, "invalid_token", "the token was refused");
       return p;
     }
-    if (o.introspection) return this.introspect(token);
-    return this.verifyJwt(token);
+    const cached = await this.tokens.get(token);
+    if (cached) return cached;
+    if (o.introspection) {
+      const p = await this.introspection!.principal(token, this.tolerance, o.audienceCheck === false ? undefined : this.audience);
+      await this.tokens.set(token, p, numeric(p.claims?.exp));
+      return p;
+    }
+    const { principal, kid } = await this.verifyJwt(token);
+    await this.tokens.set(token, principal, numeric(principal.claims?.exp), kid);
+    return principal;
+  }
+
+  /** After a JWKS fetch (jose writes jwksFetched): forget tokens whose key the issuer no longer publishes. */
+  private noticeKeySet(): void {
+    const set = this.jwksFetched.jwks;
+    if (!set || set === this.seenKeySet) return;
+    this.seenKeySet = set;
+    this.tokens.retainKeys(new Set((set.keys ?? []).map((k) => k.kid).filter((k): k is string => typeof k === "string")));
   }
 
   /** A JWT access token (RFC 9068): signature by the issuer's JWKS, iss, aud, exp and nbf, and its `typ` (§4). */
-  private async verifyJwt(token: string): Promise<Principal> {
-    const { jwtVerify, createRemoteJWKSet, errors } = await jose();
+  private async verifyJwt(token: string): Promise<{ principal: Principal; kid?: string }> {
+    const { jwtVerify, createRemoteJWKSet, errors, jwksCache } = await jose();
     // createRemoteJWKSet caches the keys and refetches (with a cooldown) when a token names a key it does not have:
     // a key rotation costs one fetch, a verification with known keys none. One set, however many requests come first.
-    this.jwks ??= (async () => createRemoteJWKSet(new URL(this.options.jwksUri ?? (await this.discoveredJwksUri())), { timeoutDuration: FETCH_TIMEOUT_MS }))();
+    this.jwks ??= (async () =>
+      createRemoteJWKSet(new URL(this.options.jwksUri ?? (await this.discoveredJwksUri())), {
+        timeoutDuration: FETCH_TIMEOUT_MS,
+        [jwksCache]: this.jwksFetched,
+      }))();
     this.jwks.catch(() => (this.jwks = undefined));
     const jwks = await this.jwks;
     try {
@@ -274,7 +281,7 @@ export class ResourceServer {
           "invalid_token",
           `the token is not an access token this server accepts (typ ${JSON.stringify(protectedHeader.typ ?? "")}; RFC 9068 access tokens are "at+jwt")`,
         );
-      return principalOf(payload);
+      return { principal: principalOf(payload), kid: typeof protectedHeader.kid === "string" ? protectedHeader.kid : undefined };
     } catch (err) {
       if (err instanceof AuthorizationError) throw err;
       // Keys that cannot be fetched are the server's problem, not the token's: 503, so that a client does not throw
@@ -283,6 +290,8 @@ export class ResourceServer {
       const keysUnavailable = err instanceof errors.JWKSTimeout || err instanceof errors.JWKSInvalid || !(err instanceof errors.JOSEError) || err.code === "ERR_JOSE_GENERIC";
       if (keysUnavailable) throw unavailable(`the issuer's keys could not be fetched (${(err as Error)?.message ?? err})`);
       throw new AuthorizationError(401, "invalid_token", `the token is not valid: ${describeJoseError(err)}`);
+    } finally {
+      this.noticeKeySet();
     }
   }
 
@@ -292,45 +301,6 @@ export class ResourceServer {
     });
     if (typeof doc.jwks_uri !== "string") throw unavailable(`issuer ${this.issuer} publishes no jwks_uri`);
     return doc.jwks_uri;
-  }
-
-  /** RFC 7662: ask the authorization server whether the token is active, then check what it says as for a JWT. */
-  private async introspect(token: string): Promise<Principal> {
-    const cfg = this.options.introspection!;
-    this.introspectionEndpoint ??= cfg.endpoint
-      ? Promise.resolve(cfg.endpoint)
-      : this.authorizationServerMetadata().then((doc) => {
-          if (typeof doc.introspection_endpoint !== "string") throw new Error(`issuer ${this.issuer} publishes no introspection_endpoint`);
-          return doc.introspection_endpoint;
-        });
-    let endpoint: string;
-    try {
-      endpoint = await this.introspectionEndpoint;
-    } catch (err) {
-      this.introspectionEndpoint = undefined;
-      throw unavailable((err as Error).message);
-    }
-    let claims: Record<string, unknown>;
-    let refused: string | undefined;
-    try {
-      const basic = btoa(`${encodeURIComponent(cfg.clientId)}:${encodeURIComponent(cfg.clientSecret)}`);
-      const r = await fetch(endpoint, {
-        method: "POST",
-        headers: { "content-type": "application/x-www-form-urlencoded", accept: "application/json", authorization: `Basic ${basic}` },
-        body: new URLSearchParams({ token, token_type_hint: "access_token" }).toString(),
-        signal: AbortSignal.timeout(FETCH_TIMEOUT_MS),
-      });
-      const body = (await r.json().catch(() => undefined)) as Record<string, unknown> | undefined;
-      // A 400 with an OAuth error is about the token (e.g. unsupported_token_type for a JWT); anything else is ours.
-      if (r.status === 400 && typeof body?.error === "string") refused = body.error;
-      else if (!r.ok || !body) throw new Error(`introspection answered HTTP ${r.status}`);
-      claims = body ?? {};
-    } catch (err) {
-      throw unavailable((err as Error).message);
-    }
-    if (refused) throw new AuthorizationError(401, "invalid_token", `the authorization server refused to introspect the token (${refused})`);
-    checkIntrospected(claims, this.issuer, this.tolerance, this.options.audienceCheck === false ? undefined : this.audience);
-    return principalOf(claims);
   }
 }
 
@@ -373,27 +343,11 @@ function warnNoAudienceCheck(issuer: string): void {
   );
 }
 
-/** What an introspection response says of the token, checked as for a JWT: active, issuer, expiry, audience (unless `audience` is undefined). */
-function checkIntrospected(claims: Record<string, unknown>, issuer: string, tolerance: number, audience: readonly string[] | undefined): void {
-  if (claims?.active !== true) throw new AuthorizationError(401, "invalid_token", "the token is not active");
-  if (claims.iss !== undefined && claims.iss !== issuer) throw new AuthorizationError(401, "invalid_token", "the token is from another issuer");
-  const now = Math.floor(Date.now() / 1000);
-  if (typeof claims.exp === "number" && claims.exp + tolerance < now) throw new AuthorizationError(401, "invalid_token", "the token has expired");
-  if (typeof claims.nbf === "number" && claims.nbf - tolerance > now) throw new AuthorizationError(401, "invalid_token", "the token is not valid yet");
-  if (audience) {
-    const aud = typeof claims.aud === "string" ? [claims.aud] : Array.isArray(claims.aud) ? claims.aud : [];
-    if (!aud.some((a) => audience.includes(a as string))) throw new AuthorizationError(401, "invalid_token", "the token was not issued for this server (audience)");
-  }
-}
-
 /** Why a fetch failed, in its own words: fetch says only "fetch failed", its cause what (e.g. connect ECONNREFUSED 127.0.0.1:9). */
 function fetchFailure(err: unknown): string {
   const e = err as Error & { cause?: { message?: string } };
   return e?.cause?.message ?? e?.message ?? String(err);
 }
-
-/** The authorization server could not be reached: the request cannot be verified now (503). */
-const unavailable = (why: string) => new AuthorizationError(503, undefined, `the access token cannot be verified now: ${why}`);
 
 /** A jose failure in words a client can act on (never the token itself). */
 function describeJoseError(err: { code?: string; message: string; claim?: string }): string {
@@ -414,4 +368,14 @@ function describeJoseError(err: { code?: string; message: string; claim?: string
     default:
       return err.message;
   }
+}
+
+/** A claim that is a number (`exp`), else undefined. */
+const numeric = (v: unknown): number | undefined => (typeof v === "number" && Number.isFinite(v) ? v : undefined);
+
+/** The token cache's limits from `authorization.tokenCache` (defaults: 60 s for JWTs, 10 s for introspection, 10,000 entries, 16 MiB). */
+function tokenCacheLimits(o: AuthorizationOptions): TokenCacheLimits {
+  const c = o.tokenCache === false ? { maxAgeSec: 0, introspectionMaxAgeSec: 0 } : (o.tokenCache ?? {});
+  const seconds = o.introspection ? (c.introspectionMaxAgeSec ?? 10) : (c.maxAgeSec ?? 60);
+  return { maxAgeMs: Math.max(0, seconds) * 1000, maxEntries: c.maxEntries ?? 10_000, maxBytes: c.maxBytes ?? 16 * 1024 * 1024 };
 }

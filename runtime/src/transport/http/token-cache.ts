@@ -1,0 +1,102 @@
+/**
+ * Verified access tokens remembered, so that a client sending the same token on every request pays the signature
+ * check (or the introspection round trip) once: the outcome (the principal) keyed by a SHA-256 of the token, never
+ * the token itself.
+ *
+ * An entry lives until the earliest of the token's `exp` (no clock tolerance), `maxAgeMs` after it was verified, and
+ * a change of the issuer's key set that drops the key it was signed with (`retainKeys`). Bounded by count and by
+ * bytes, least recently used first out. Only successes are kept: a refused token is checked again each time.
+ * spec/2025-11-25/basic/authorization.mdx#token-handling (tokens validated as RFC 9068 / RFC 7662 say; a cached
+ * outcome is the same validation, bounded in time)
+ */
+import type { Principal } from "../../protocol/request.js";
+
+export interface TokenCacheLimits {
+  /** The longest an outcome is kept, in milliseconds (0: no cache). */
+  maxAgeMs: number;
+  /** Entries kept at most. */
+  maxEntries: number;
+  /** Bytes kept at most, counted as the principal's claims in JSON plus a fixed cost per entry. */
+  maxBytes: number;
+}
+
+interface Entry {
+  principal: Principal;
+  /** Epoch ms past which the entry is not used. */
+  until: number;
+  /** The `kid` of the key that verified the token (JWT), undefined for introspection or a token without one. */
+  kid: string | undefined;
+  bytes: number;
+}
+
+/** A digest key, the hash's hex (64 characters): never the token. */
+async function keyOf(token: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(token));
+  let hex = "";
+  for (const b of new Uint8Array(digest)) hex += b.toString(16).padStart(2, "0");
+  return hex;
+}
+
+/** What one entry costs beyond its claims: the key, the Map slot, the frozen objects. */
+const ENTRY_OVERHEAD = 256;
+
+export class TokenCache {
+  /** Insertion order is use order: a hit moves its entry to the end, eviction takes the first. */
+  private readonly entries = new Map<string, Entry>();
+  private bytes = 0;
+
+  constructor(
+    private readonly limits: TokenCacheLimits,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /** The cached principal of `token`, or undefined (unknown, expired or evicted). */
+  async get(token: string): Promise<Principal | undefined> {
+    if (this.limits.maxAgeMs <= 0 || this.entries.size === 0) return undefined;
+    const key = await keyOf(token);
+    const entry = this.entries.get(key);
+    if (!entry) return undefined;
+    this.entries.delete(key);
+    if (entry.until <= this.now()) {
+      this.bytes -= entry.bytes;
+      return undefined;
+    }
+    this.entries.set(key, entry);
+    return entry.principal;
+  }
+
+  /**
+   * Keep `principal` for `token`: until `expSec` (the token's `exp`, epoch seconds; undefined: none) or `maxAgeMs`
+   * from now, whichever is first. `kid`: the signing key, for retainKeys.
+   */
+  async set(token: string, principal: Principal, expSec: number | undefined, kid?: string): Promise<void> {
+    const now = this.now();
+    const until = Math.min(now + this.limits.maxAgeMs, expSec === undefined ? Infinity : expSec * 1000);
+    if (this.limits.maxAgeMs <= 0 || until <= now) return;
+    const bytes = ENTRY_OVERHEAD + JSON.stringify(principal.claims ?? {}).length + token.length / 8;
+    if (bytes > this.limits.maxBytes) return;
+    const key = await keyOf(token);
+    this.remove(key);
+    this.entries.set(key, { principal, until, kid, bytes });
+    this.bytes += bytes;
+    for (const [oldest, entry] of this.entries) {
+      if (this.entries.size <= this.limits.maxEntries && this.bytes <= this.limits.maxBytes) break;
+      this.remove(oldest, entry);
+    }
+  }
+
+  /** The issuer's key set changed: drop every entry whose key is not in `kids` (and those of tokens that named none). */
+  retainKeys(kids: ReadonlySet<string>): void {
+    for (const [key, entry] of this.entries) if (entry.kid === undefined || !kids.has(entry.kid)) this.remove(key, entry);
+  }
+
+  private remove(key: string, entry = this.entries.get(key)): void {
+    if (!entry) return;
+    this.entries.delete(key);
+    this.bytes -= entry.bytes;
+  }
+}
