@@ -122,7 +122,7 @@ const SERVERS = [
     id: "runtime-auth",
     label: "runtime-auth",
     about:
-      "the runtime with authorization (OAuth resource server): every tools/call carries an ES256 JWT verified with jose (signature, iss, aud, exp) against the issuer's JWKS, fetched once and cached",
+      "the runtime with authorization (OAuth resource server): every tools/call carries the same ES256 JWT, verified with jose (signature, iss, aud, exp) against the issuer's JWKS on its first request and then answered from the token cache (authorization.tokenCache)",
     requiresBuild: true,
     http: {
       "legacy-session": ["runtime-auth.mjs"],
