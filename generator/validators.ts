@@ -48,7 +48,8 @@ function makeAjv(dialect: string, warnings: string[]) {
 
     allErrors: false,
     inlineRefs: false, // one function per definition, shared by reference: 4x smaller code
-    code: { source: true, esm: true, lines: false, optimize: true },
+    // lines: one statement a line, since prettier does not lay this code out (generate.ts).
+    code: { source: true, esm: true, lines: true, optimize: true },
     logger: { log: () => {}, warn: (...a: unknown[]) => warnings.push(a.join(" ")), error: (...a: unknown[]) => warnings.push(a.join(" ")) },
   };
   if (dialect === DRAFT_07) return new Ajv(options);
