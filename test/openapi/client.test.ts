@@ -354,6 +354,15 @@ describe("OAuth 2 client credentials", () => {
     expect(tokenCalls()[0].body.toString()).toBe("grant_type=client_credentials&scope=pets%3Aread&client_id=client+1&client_secret=secret%3A1");
   });
 
+  it("API_OAUTH_TOKEN_URL: another token endpoint than the document's", async () => {
+    process.env.API_OAUTH_TOKEN_URL = `${base}/token`;
+    const a = oauthApi();
+    (a.securitySchemes.oauth as { tokenUrl: string }).tokenUrl = "http://127.0.0.1:1/unreachable";
+    const r = await callOperation<{ token: string }>(a, op(), {});
+    expect(r.body.token).toBe("at-1");
+    expect(tokenCalls()).toHaveLength(1);
+  });
+
   it("the token is cached; concurrent first calls share one fetch", async () => {
     await Promise.all([callOperation(oauthApi(), op(), {}), callOperation(oauthApi(), op(), {}), callOperation(oauthApi(), op(), {})]);
     await callOperation(oauthApi(), op(), {});

@@ -87,17 +87,20 @@ export interface Recorded {
   query: string;
   headers: IncomingHttpHeaders;
   body: Buffer;
-  /** The API's answer status. */
+  /** The API's answer: its status and body. */
   status?: number;
+  answer?: Buffer;
 }
 
 export interface RecordingProxy extends Mock {
   requests: Recorded[];
   /** Answer requests itself (status and JSON body) instead of forwarding, while set (e.g. a 503 the document lacks). */
   override?: (r: Recorded) => { status: number; body: unknown } | undefined;
+  /** A `Prefer` header added to what is forwarded, while set: `code=503` makes Prism answer its documented 503. */
+  prefer?: string;
 }
 
-/** A reverse proxy to `target` on 127.0.0.1 that records each request and its answer's status. */
+/** A reverse proxy to `target` on 127.0.0.1 that records each request and the answer to it. */
 export async function startRecordingProxy(target: string): Promise<RecordingProxy> {
   const upstream = new URL(target);
   const proxy: RecordingProxy = { url: "", requests: [], stop: async () => {} };
@@ -118,8 +121,9 @@ export async function startRecordingProxy(target: string): Promise<RecordingProx
       const own = proxy.override?.(r);
       if (own) {
         r.status = own.status;
+        r.answer = Buffer.from(JSON.stringify(own.body));
         res.writeHead(own.status, { "content-type": "application/json" });
-        return res.end(JSON.stringify(own.body));
+        return res.end(r.answer);
       }
       const out = httpRequest(
         {
@@ -127,12 +131,17 @@ export async function startRecordingProxy(target: string): Promise<RecordingProx
           port: upstream.port,
           method: req.method,
           path: url,
-          headers: { ...req.headers, host: upstream.host },
+          headers: { ...req.headers, host: upstream.host, ...(proxy.prefer ? { prefer: proxy.prefer } : {}) },
         },
         (answer) => {
-          r.status = answer.statusCode;
-          res.writeHead(answer.statusCode ?? 502, answer.headers);
-          answer.pipe(res);
+          const body: Buffer[] = [];
+          answer.on("data", (c: Buffer) => body.push(c));
+          answer.on("end", () => {
+            r.status = answer.statusCode;
+            r.answer = Buffer.concat(body);
+            res.writeHead(answer.statusCode ?? 502, answer.headers);
+            res.end(r.answer);
+          });
         },
       );
       out.on("error", (err) => {

@@ -138,6 +138,9 @@ export function clearTokenCache(): void {
   tokens.clear();
 }
 
+/** The token endpoint: API_OAUTH_TOKEN_URL (another environment's, a test's), else the document's `tokenUrl`. */
+const tokenUrlOf = (s: OAuthScheme) => process.env.API_OAUTH_TOKEN_URL || s.tokenUrl;
+
 /** A token for the client credentials grant: the cached one while fresh, else one fetch shared by every caller. */
 async function oauthToken(
   s: OAuthScheme,
@@ -146,7 +149,7 @@ async function oauthToken(
   signal: AbortSignal,
 ): Promise<{ key: OAuthKey; token: string }> {
   const clientId = env[s.env.clientId]!;
-  const key = JSON.stringify([s.tokenUrl, clientId, [...scopes].sort()]);
+  const key = JSON.stringify([tokenUrlOf(s), clientId, [...scopes].sort()]);
   const cached = tokens.get(key);
   if (cached && Date.now() < cached.renewAt) return { key, token: cached.token };
   let pending = inFlight.get(key);
@@ -184,24 +187,24 @@ async function fetchToken(
   }
   let res: Response;
   try {
-    res = await fetch(s.tokenUrl, { method: "POST", headers, body: form, signal });
+    res = await fetch(tokenUrlOf(s), { method: "POST", headers, body: form, signal });
   } catch (err) {
     if (signal.aborted) throw err;
-    throw new CredentialsError(`could not reach the OAuth token endpoint ${s.tokenUrl}: ${(err as Error).message}`);
+    throw new CredentialsError(`could not reach the OAuth token endpoint ${tokenUrlOf(s)}: ${(err as Error).message}`);
   }
   const text = await res.text();
   if (!res.ok)
     throw new CredentialsError(
-      `the OAuth token endpoint ${s.tokenUrl} answered HTTP ${res.status} ${res.statusText}: ${text.slice(0, 200)}`,
+      `the OAuth token endpoint ${tokenUrlOf(s)} answered HTTP ${res.status} ${res.statusText}: ${text.slice(0, 200)}`,
     );
   let body: { access_token?: unknown; expires_in?: unknown };
   try {
     body = JSON.parse(text) as typeof body;
   } catch {
-    throw new CredentialsError(`the OAuth token endpoint ${s.tokenUrl} answered without JSON`);
+    throw new CredentialsError(`the OAuth token endpoint ${tokenUrlOf(s)} answered without JSON`);
   }
   if (typeof body.access_token !== "string")
-    throw new CredentialsError(`the OAuth token endpoint ${s.tokenUrl} answered without an access_token`);
+    throw new CredentialsError(`the OAuth token endpoint ${tokenUrlOf(s)} answered without an access_token`);
   const lifetime = Number(body.expires_in);
   // Renew a little before it expires (30 s, or half its lifetime when shorter), so a request never carries a stale one.
   const renewAt =
