@@ -78,7 +78,7 @@ const findPetsByStatus: OperationDescriptor = {
   output: "wrapped",
   security: [{ petstore_auth: ["write:pets", "read:pets"] }],
 };
-const placeOrder = (schema?: object): OperationDescriptor => ({
+const placeOrder = (schema?: Record<string, unknown>): OperationDescriptor => ({
   tool: "place_order",
   operationId: "placeOrder",
   method: "post",
