@@ -161,6 +161,36 @@ describe("a valid token", () => {
     expect(who).toEqual({ subject: "cc-alice", clientId: "cc-alice", scopes: ["tools:read"] });
   });
 
+  it("the handler reads the request's own token as principal.token (for an opted-in passthrough), never in the principal's JSON or keys", async () => {
+    const server = authFixture();
+    server.tool({
+      name: "token",
+      inputSchema: { type: "object" },
+      handler: (_a, ctx) => ({ content: [{ type: "text", text: JSON.stringify({ token: ctx.principal?.token, json: JSON.stringify(ctx.principal), keys: Object.keys(ctx.principal ?? {}) }) }] }),
+    });
+    const h = await server.serveHttp({ port: 0, quiet: true, authorization: { issuer: as.issuer } });
+    as.resources.add(h.url);
+    try {
+      const seen = (r: Awaited<ReturnType<typeof raw>>) => JSON.parse(r.messages[0].result.content[0].text);
+      const first = await as.clientCredentials(h.url, "tools:read");
+      const { body, headers } = modernRequest(1, "tools/call", { name: "token", arguments: {} });
+      const modern = seen(await raw(h.url, { headers: { ...headers, ...bearer(first) }, body }));
+      expect(modern.token).toBe(first);
+      expect(modern.json).not.toContain(first);
+      expect(modern.keys).toEqual(["subject", "clientId", "scopes", "claims"]);
+      // A legacy session keeps the principal that opened it, but each request's handler sees that request's token.
+      const init = await raw(h.url, { headers: jsonPost(bearer(first)), body: initializeBody(LEGACY) });
+      const sid = String(init.headers["mcp-session-id"]);
+      await raw(h.url, { headers: jsonPost({ ...sessionHeaders(sid, LEGACY), ...bearer(first) }), body: { jsonrpc: "2.0", method: "notifications/initialized" } });
+      const second = await as.clientCredentials(h.url, "tools:read");
+      expect(second).not.toBe(first);
+      const call = { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "token", arguments: {} } };
+      expect(seen(await raw(h.url, { headers: jsonPost({ ...sessionHeaders(sid, LEGACY), ...bearer(second) }), body: call })).token).toBe(second);
+    } finally {
+      await h.close();
+    }
+  });
+
   it("a token signed by a key the server has not seen yet is verified after one JWKS refetch (key rotation)", async () => {
     // The server cached the JWKS above; a token with a new kid makes it fetch again (jose's createRemoteJWKSet).
     const token = await as.sign({ iss: as.issuer, aud: url, sub: "carol", scope: "tools:read", exp: now() + 600 });

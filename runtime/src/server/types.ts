@@ -46,6 +46,13 @@ export interface Principal {
   scopes: readonly string[];
   /** Every verified claim (JWT payload or introspection response). */
   claims: Readonly<Record<string, unknown>>;
+  /**
+   * The access token itself, as the request carried it: a non-enumerable property, so JSON, logs and stores never
+   * hold it. Passing it to another service is token passthrough, which the authorization spec forbids unless that
+   * service is the token's audience (spec/2025-11-25/basic/authorization.mdx#token-handling "MUST NOT accept or
+   * transit any other tokens"; spec/2026-07-28/basic/authorization/security-considerations.mdx#access-token-privilege-restriction).
+   */
+  readonly token?: string;
 }
 
 /** A change that connections turn into notifications, each by its own era's rules. */

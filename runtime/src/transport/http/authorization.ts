@@ -26,6 +26,11 @@ const PRM = "/.well-known/oauth-protected-resource";
 const ASM = "/.well-known/oauth-authorization-server";
 /** Asymmetric JWS algorithms (RFC 7518): an access token signed with a shared secret or unsigned is never accepted. */
 const ASYMMETRIC = ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA", "Ed25519"];
+/** A copy of `p` with the raw token as a non-enumerable `token` (Principal.token): JSON.stringify and spreads leave it out. */
+function withToken(p: Principal, token: string): Principal {
+  return Object.defineProperty({ ...p }, "token", { value: token, enumerable: false });
+}
+
 /** RFC 6750 §2.1: `Bearer` then a b64token. */
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 /** RFC 9068 §2.1: the `typ` of a JWT access token. */
@@ -215,7 +220,7 @@ export class ResourceServer {
       if (/^Bearer\b/i.test(header)) throw new AuthorizationError(400, "invalid_request", "malformed Bearer credentials");
       throw new AuthorizationError(401, undefined, "this server accepts only Bearer access tokens");
     }
-    const principal = await this.verify(m[1]);
+    const principal = withToken(await this.verify(m[1]), m[1]);
     const missing = missingScopes(principal, this.options.requiredScopes);
     if (missing.length) throw new AuthorizationError(403, "insufficient_scope", `the token lacks the scope ${missing.join(" ")}`, this.options.requiredScopes);
     return principal;
