@@ -28,7 +28,7 @@ const ASM = "/.well-known/oauth-authorization-server";
 const ASYMMETRIC = ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA", "Ed25519"];
 /** A copy of `p` with the raw token as a non-enumerable `token` (Principal.token): JSON.stringify and spreads leave it out. */
 function withToken(p: Principal, token: string): Principal {
-  return Object.defineProperty({ ...p }, "token", { value: token, enumerable: false });
+  return Object.freeze(Object.defineProperty({ ...p }, "token", { value: token, enumerable: false }));
 }
 
 /** RFC 6750 §2.1: `Bearer` then a b64token. */
