@@ -45,6 +45,13 @@ export function operationsSource(b: BuiltImport, documentFile: string): string {
     `export const operations = {`,
     ...b.tools.map((t) => `  ${JSON.stringify(t.entry.name)}: ${JSON.stringify(t.descriptor, null, 2).replace(/\n/g, "\n  ")},`),
     `} satisfies Record<string, OperationDescriptor>;`,
+    ``,
+    `/**`,
+    ` * The API client's tool result as the generated handler type \`H\` returns it. Its structuredContent is checked at run`,
+    ` * time against the tool's outputSchema (generated/validators), as every tool's is; the request and response types`,
+    ` * below are for the code you write around callOperation.`,
+    ` */`,
+    `export const asResult = <H extends (...args: never[]) => unknown>(result: Promise<unknown>): ReturnType<H> => result as ReturnType<H>;`,
   ];
   for (const t of b.tools) {
     const P = pascal(t.entry.name);
@@ -65,14 +72,13 @@ export function handlerSource(t: ImportedTool): string {
   return [
     `import type { ${P}Tool } from "../../generated/handlers.js";`,
     `import { callTool } from "../api/client.js";`,
-    `import { api, operations, type ${P}Response } from "../api/operations.js";`,
+    `import { api, asResult, operations, type ${P}Response } from "../api/operations.js";`,
     ``,
     `/**`,
     ` * ${commentSafe(`${d.method.toUpperCase()} ${d.path} (operation ${d.operationId})`)}, through the project's API client (src/api/client.ts).`,
     ` * Written by create-mcp-server import openapi; once edited, it is yours: a later import keeps it as it is.`,
     ` */`,
-    `export const handler: ${P}Tool = (args, ctx) =>`,
-    `  callTool<${P}Response>(api, operations${property(t.entry.name)}, args, ctx) as ReturnType<${P}Tool>;`,
+    `export const handler: ${P}Tool = (args, ctx) => asResult<${P}Tool>(callTool<${P}Response>(api, operations${property(t.entry.name)}, { ...args }, ctx));`,
     ``,
   ].join("\n");
 }
