@@ -20,7 +20,7 @@ export function validName(text: string, max = MAX_TOOL_NAME, fallback = "operati
 
 /** The tool name of an operation without an operationId: `get /pets/{petId}` → `get_pets_petId`. */
 export function methodPathName(method: string, path: string): string {
-  return validName(`${method}_${path.replace(/[{}]/g, "")}`);
+  return validName(`${method}/${path.replace(/[{}]/g, "")}`);
 }
 
 /**

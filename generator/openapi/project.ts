@@ -78,7 +78,9 @@ async function planHandler(t: ImportedTool, state: ProjectState, changes: Import
   const name = t.entry.name;
   const path = handlerPath(name);
   const rec = state.record?.tools[name];
-  const text = Buffer.from(await format(path, handlerSource(t)));
+  // Written prettier-clean where every line fits the width; prettier (slow over hundreds of files) only for the others.
+  const source = handlerSource(t);
+  const text = Buffer.from(source.split("\n").some((l) => l.length > 120) ? await format(path, source) : source);
   const hash = sha256(text);
   const current = state.read(path);
   if (!rec) changes.added.push(name);
