@@ -40,7 +40,7 @@ export function workspace(prefix: string): Workspace {
   symlinkSync(join(ROOT, "codegen"), join(nm, "@create-mcp-server", "codegen"));
   symlinkSync(join(ROOT, "node_modules", "@types", "node"), join(nm, "@types", "node"));
   const tsconfig = JSON.parse(readFileSync(join(ROOT, "templates", "_shared", "tsconfig.json"), "utf8")) as { compilerOptions: Record<string, unknown> };
-  const compilerOptions = { ...tsconfig.compilerOptions, noEmit: true, incremental: false };
+  const compilerOptions: Record<string, unknown> = { ...tsconfig.compilerOptions, noEmit: true, incremental: false };
   delete compilerOptions.outDir;
   delete compilerOptions.tsBuildInfoFile;
   writeFileSync(join(dir, "tsconfig.json"), JSON.stringify({ compilerOptions, include: ["projects/*/src/**/*.ts", "projects/*/generated/**/*.ts"] }, null, 2));
