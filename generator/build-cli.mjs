@@ -7,11 +7,13 @@ import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-const sources = readdirSync(join(root, "generator")).filter((f) => f.endsWith(".ts") && f !== "release.ts");
+// generator/openapi/ (the OpenAPI import) builds to dist/openapi/, beside the rest.
+const sources = readdirSync(join(root, "generator"), { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".ts") && f !== "release.ts");
 rmSync(join(root, "dist"), { recursive: true, force: true });
 await build({
   entryPoints: sources.map((f) => join(root, "generator", f)),
   outdir: join(root, "dist"),
+  outbase: join(root, "generator"),
   format: "esm",
   platform: "node",
   target: "node20",

@@ -4,6 +4,7 @@
  *   create-mcp-server [dir] [--template …]   scaffold a server project (generator/scaffold.ts)
  *   create-mcp-server upgrade                in a project: new runtime, new revisions, re-rendered files (generator/upgrade.ts)
  *   create-mcp-server add tool|prompt|resource NAME   in a project: declare one, its handler and test (generator/add-feature.ts)
+ *   create-mcp-server import openapi DOCUMENT         in a project: add or refresh the tools of an OpenAPI document (generator/openapi/)
  *   create-mcp-server generate [--check]     schemas → out/
  *   create-mcp-server schemas sync           fetch and verify the pinned schemas, spec pages and examples
  *   create-mcp-server schemas pin            (maintainers) re-pin the spec pages and examples from a mirror
@@ -102,6 +103,25 @@ export function buildProgram(): Command {
       }
     });
 
+  program
+    .command("import <kind> <document>")
+    .description(
+      "run inside a project: add or refresh one tool per operation of an OpenAPI 3.0/3.1 document (kind: openapi; a path or an http(s) URL) in mcp.json, src/api/operations.ts and src/tools/, keeping your own tools and every handler you edited, and print the tools added, changed and removed (docs/openapi.md)",
+    )
+    .option("--include-tags <tags>", "only the operations with one of these comma-separated tags")
+    .option("--exclude-operations <ids>", "leave out these comma-separated operationIds")
+    .option("--dir <dir>", "the project (default: the current directory)")
+    .action(async (kind: string, document: string, opts: { dir?: string; includeTags?: string; excludeOperations?: string }) => {
+      const { importCommand } = await import("./openapi/command.js");
+      const { ScaffoldError } = await import("./scaffold-options.js");
+      try {
+        process.stdout.write((await importCommand(kind, document, opts)).join("\n") + "\n");
+      } catch (err) {
+        if (err instanceof ScaffoldError) fail(err.message);
+        throw err;
+      }
+    });
+
   const schemas = program.command("schemas").description("manage the pinned official schemas");
   schemas
     .command("sync")
@@ -182,6 +202,9 @@ export function buildProgram(): Command {
     )
     .option("--package-manager <pm>", "npm, pnpm or yarn, to install with and to name in the next steps, README and CI workflow (default: the one running this command, else npm)")
     .option("--no-git", "do not run git init and make a first commit")
+    .option("--from-openapi <document>", "an API project: one tool per operation of this OpenAPI 3.0/3.1 document (a path or an http(s) URL), each calling the API (docs/openapi.md)")
+    .option("--include-tags <tags>", "with --from-openapi: only the operations with one of these comma-separated tags")
+    .option("--exclude-operations <ids>", "with --from-openapi: leave out these comma-separated operationIds")
     .option("--telemetry", "add the OpenTelemetry Node SDK: OTEL_EXPORTER_OTLP_ENDPOINT sends traces and metrics over OTLP/HTTP, MCP_METRICS_PORT serves Prometheus /metrics (off unless set)")
     .allowUnknownOption(false)
     .action(async (dir: string | undefined, opts: Record<string, unknown>, command: Command) => {
@@ -195,7 +218,7 @@ export function buildProgram(): Command {
   return program;
 }
 
-const COMMANDS = ["generate", "upgrade", "add", "schemas", "rules", "help"];
+const COMMANDS = ["generate", "upgrade", "add", "import", "schemas", "rules", "help"];
 
 /**
  * The word commander takes as the command or the project directory: the first argument that is neither one of the

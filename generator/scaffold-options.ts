@@ -38,7 +38,15 @@ export interface ScaffoldOptions {
   git?: boolean;
   /** `--telemetry`: the OpenTelemetry Node SDK as a dependency (src/telemetry.ts starts it when OTEL_* or MCP_METRICS_PORT is set). */
   telemetry?: boolean;
+  /** `--from-openapi <document>`: an API project (template openapi), one tool per operation of the document (docs/openapi.md). */
+  fromOpenapi?: string;
+  /** With fromOpenapi: comma-separated tags and operationIds to select by (generator/openapi/select.ts). */
+  includeTags?: string;
+  excludeOperations?: string;
 }
+
+/** The template of a project made --from-openapi: templates/_shared and templates/_openapi, its tools the document's. */
+export const OPENAPI_TEMPLATE = "openapi";
 
 /** A refusal: printed as one line, exit 1, nothing written. */
 export class ScaffoldError extends Error {}
@@ -83,8 +91,11 @@ export function resolveOptions(dirArg: string | undefined, opts: ScaffoldOptions
   if (!dirArg) refuse("name the directory of the new project, e.g. `create-mcp-server my-server` (or run it on a terminal to be asked)");
   const dir = resolve(dirArg!);
   const templates = listTemplates();
-  const template = opts.template ?? "basic";
-  if (!templates.includes(template)) refuse(`unknown template "${template}"; known templates: ${templates.join(", ")}`);
+  const template = opts.template ?? (opts.fromOpenapi ? OPENAPI_TEMPLATE : "basic");
+  if (opts.fromOpenapi && template !== OPENAPI_TEMPLATE) refuse(`--from-openapi makes an API project of its own (the document's tools); it takes no --template`);
+  if (!opts.fromOpenapi && (opts.includeTags !== undefined || opts.excludeOperations !== undefined))
+    refuse(`--include-tags and --exclude-operations select the operations of --from-openapi <document>`);
+  if (!templates.includes(template) && !(template === OPENAPI_TEMPLATE && opts.fromOpenapi)) refuse(`unknown template "${template}"; known templates: ${templates.join(", ")}`);
   const transport = (opts.transport ?? "both") as TransportChoice;
   if (!TRANSPORT_CHOICES.includes(transport)) refuse(`unknown transport "${opts.transport}"; choose one of: ${TRANSPORT_CHOICES.join(", ")}`);
   const auth = (opts.auth ?? "none") as AuthChoice;
@@ -135,6 +146,7 @@ export function resolveOptions(dirArg: string | undefined, opts: ScaffoldOptions
 
 /** The description a project gets when none is given, with or without questions. */
 function defaultDescription(template: string): string {
+  if (template === OPENAPI_TEMPLATE) return "An MCP server for an API, its tools imported by create-mcp-server from the API's OpenAPI document";
   return `An MCP server scaffolded by create-mcp-server (${template} template)`;
 }
 
