@@ -15,8 +15,20 @@ import {
 export const ROOT = fileURLToPath(new URL("..", import.meta.url));
 export const MAIN = fileURLToPath(new URL("../dist/src/main.js", import.meta.url));
 
-/** mcp.json, the one manifest of tools, prompts and resources. */
-export const manifest = JSON.parse(readFileSync(new URL("../mcp.json", import.meta.url), "utf8")) as {
+/** mcp.json, the one manifest of tools, prompts and resources (a list it leaves out read as empty). */
+export const manifest = withLists(JSON.parse(readFileSync(new URL("../mcp.json", import.meta.url), "utf8")));
+
+function withLists(m: Partial<Manifest> & Pick<Manifest, "name" | "version" | "revisions" | "transports">): Manifest {
+  return {
+    ...m,
+    tools: m.tools ?? [],
+    prompts: m.prompts ?? [],
+    resources: m.resources ?? [],
+    resourceTemplates: m.resourceTemplates ?? [],
+  };
+}
+
+interface Manifest {
   name: string;
   version: string;
   revisions: Revision[];
@@ -32,7 +44,7 @@ export const manifest = JSON.parse(readFileSync(new URL("../mcp.json", import.me
   resourceTemplates: { uriTemplate: string; name: string; complete?: string[] }[];
   /** "oauth": the HTTP server is an OAuth 2.1 resource server (create-mcp-server --auth oauth). */
   authorization?: "oauth";
-};
+}
 
 /**
  * With `"authorization": "oauth"` the HTTP server needs access tokens: the tests run it against a real authorization

@@ -22,14 +22,22 @@ async function rpcError(promise: Promise<unknown>): Promise<ClientError> {
   }
 }
 
+// What mcp.json declares of each capability: a server declares only those, and answers another's methods -32601.
+const HAS = {
+  tools: manifest.tools.length > 0,
+  prompts: manifest.prompts.length > 0,
+  resources: manifest.resources.length + manifest.resourceTemplates.length > 0,
+};
+
 const LISTS = [
-  ["tools/list", "tools", "name", (r: Revision) => servedTools(r).map((t) => t.name)],
-  ["prompts/list", "prompts", "name", () => manifest.prompts.map((p) => p.name)],
-  ["resources/list", "resources", "uri", () => manifest.resources.map((r) => r.uri)],
+  ["tools/list", "tools", "name", HAS.tools, (r: Revision) => servedTools(r).map((t) => t.name)],
+  ["prompts/list", "prompts", "name", HAS.prompts, () => manifest.prompts.map((p) => p.name)],
+  ["resources/list", "resources", "uri", HAS.resources, () => manifest.resources.map((r) => r.uri)],
   [
     "resources/templates/list",
     "resourceTemplates",
     "uriTemplate",
+    HAS.resources,
     () => manifest.resourceTemplates.map((r) => r.uriTemplate),
   ],
 ] as const;
@@ -56,13 +64,20 @@ eachConnection(({ transport, revision, get }) => {
       expect(description).not.toHaveProperty("resultType");
     }
     const capabilities = description.capabilities as Record<string, unknown>;
-    if (manifest.tools.length) expect(capabilities.tools).toBeTypeOf("object");
-    if (manifest.prompts.length) expect(capabilities.prompts).toBeTypeOf("object");
-    if (manifest.resources.length + manifest.resourceTemplates.length)
-      expect(capabilities.resources).toBeTypeOf("object");
+    for (const feature of ["tools", "prompts", "resources"] as const) {
+      if (HAS[feature]) expect(capabilities[feature]).toBeTypeOf("object");
+      else expect(capabilities).not.toHaveProperty(feature);
+    }
   });
 
-  for (const [method, key, field, expected] of LISTS) {
+  for (const [method, key, field, declared, expected] of LISTS) {
+    if (!declared) {
+      it(`${method} is -32601: mcp.json declares no ${key === "resourceTemplates" ? "resources" : key}`, async () => {
+        const err = await rpcError(get().client.request(method));
+        expect(err.code).toBe(-32601);
+      });
+      continue;
+    }
     it(`${method} lists what mcp.json declares${isModern(revision) ? ", with resultType, ttlMs and cacheScope" : ""}`, async () => {
       const result = await get().client.request(method);
       const items = result[key] as Record<string, string>[];
@@ -96,12 +111,13 @@ eachConnection(({ transport, revision, get }) => {
     expect(err.code).toBe(-32602);
   });
 
-  it(`answers an unknown resource with ${resourceNotFoundCode(revision)} and data.uri`, async () => {
-    const uri = "test://nonexistent-resource-for-conformance-testing";
-    const err = await rpcError(get().client.readResource(uri));
-    expect(err.code).toBe(resourceNotFoundCode(revision));
-    expect((err.data as { uri?: string } | undefined)?.uri).toBe(uri);
-  });
+  if (HAS.resources)
+    it(`answers an unknown resource with ${resourceNotFoundCode(revision)} and data.uri`, async () => {
+      const uri = "test://nonexistent-resource-for-conformance-testing";
+      const err = await rpcError(get().client.readResource(uri));
+      expect(err.code).toBe(resourceNotFoundCode(revision));
+      expect((err.data as { uri?: string } | undefined)?.uri).toBe(uri);
+    });
 
   it("answers an unknown method with -32601", async () => {
     const err = await rpcError(get().client.request("no/such/method"));
