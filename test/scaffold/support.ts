@@ -112,6 +112,9 @@ export function copyProject(from: string, to: string, own: string[] = []): strin
   return to;
 }
 
+/** The flags of the installed `--auth oauth` project that auth.test.ts and auth-dev.test.ts share (sharedProject, named oauth-server). */
+export const OAUTH_FLAGS = ["--transport", "http", "--auth", "oauth", "--no-git"];
+
 const shared = new Map<string, Promise<{ dir: string; run: Run }>>();
 
 /**
