@@ -1,4 +1,5 @@
 // create-mcp-server [dir]: help, refusals (one line, exit 1, nothing written), determinism, and the time to scaffold.
+// Every test has folders of its own: the describe blocks and their tests run concurrently.
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -8,7 +9,7 @@ import { create, hashTree, npm, tempDir } from "./support.js";
 
 const work = tempDir("cli");
 
-describe("create-mcp-server --help", () => {
+describe.concurrent("create-mcp-server --help", () => {
   it("documents the scaffold options and keeps the subcommands", async () => {
     const r = await create(["--help"]);
     expect(r.status).toBe(0);
@@ -65,7 +66,7 @@ describe("create-mcp-server --help", () => {
   });
 });
 
-describe("refusals: one clear line, exit 1, nothing written", () => {
+describe.concurrent("refusals: one clear line, exit 1, nothing written", () => {
   const cases: [string, string[], RegExp, (dir: string) => void][] = [
     ["a non-empty directory without --force", [], /is not empty; choose another directory, or pass --force/, (d) => (mkdirSync(d, { recursive: true }), writeFileSync(join(d, "keep.txt"), "mine"))],
     ["an invalid npm package name", ["--name", "Bad Name!"], /"Bad Name!" is not a valid npm package name/, () => {}],
@@ -197,7 +198,7 @@ describe("refusals: one clear line, exit 1, nothing written", () => {
   }, 120_000);
 });
 
-describe("scaffolding without install", () => {
+describe.concurrent("scaffolding without install", () => {
   it("writes a complete project and prints the next steps and client configuration", async () => {
     const dir = join(work, "timed-server");
     const r = await create([dir, "--yes", "--no-install", "--template", "everything"]);
