@@ -1,5 +1,6 @@
 // create-mcp-server [dir]: help, refusals (one line, exit 1, nothing written), determinism, and the time to scaffold.
-// Every test has folders of its own: the describe blocks and their tests run concurrently.
+// Every test has folders of its own: the describe blocks and their tests run concurrently (the npm ones bounded at
+// 300 s: they share the cores with the rest).
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -25,7 +26,7 @@ describe.concurrent("create-mcp-server --help", () => {
     const r = await npm(tempDir("npm-exec"), ["exec", "--yes", `--package=${ROOT}`, "--", "create-mcp-server", "--version"]);
     expect(r.status).toBe(0);
     expect(r.stdout.trim().split("\n").at(-1)).toBe(JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).version);
-  });
+  }, 300_000);
 
   it("the packed package (npm pack, as published) holds the compiled command, the templates and the rules data, nothing of the repository's; it scaffolds a project on the published runtime and codegen of its version", async () => {
     const dir = tempDir("pack");
@@ -55,7 +56,7 @@ describe.concurrent("create-mcp-server --help", () => {
     const generate = await npm(dir, ["exec", "--yes", `--package=${tarball}`, "--", "create-mcp-server", "generate"]);
     expect(generate.status).toBe(1);
     expect(generate.stderr).toMatch(/^create-mcp-server: 'generate' is a maintainer's command: run it in a clone of create-mcp-server after `npm install` \(/m);
-  });
+  }, 300_000);
 
   it("is what `npm create mcp-server` runs: the package is create-mcp-server with a create-mcp-server bin, and depends only on what it runs", () => {
     const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8"));
