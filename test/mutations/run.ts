@@ -13,7 +13,8 @@
  * - any other test file runs in process against runtime/src (its imports of runtime/dist aliased there), so no build.
  *   Should such a mutation survive, it is tried once more with the build, so a child process the first look missed
  *   cannot make it survive.
- * Each test file first runs once unmutated, the same way, and must pass: else its mutations' failures prove nothing.
+ * Each test file first runs once unmutated, the same way, and must pass: else its mutations' failures prove nothing
+ * (the unmutated files in one vitest run per way, `--jobs` files at a time).
  * Two at a time (`--jobs N`); `--only id,id` runs some; `--check` only looks for stale ones; `--keep` keeps the copies.
  * Run it after `npm run build` (the copies start from this tree's out/ and runtime/dist).
  */
@@ -188,12 +189,48 @@ async function check(m: Mutation, keep: boolean): Promise<Result> {
   }
 }
 
-/** Each named test file, unmutated, the way its mutations run it: it must pass (a failing one would catch anything). */
-async function baseline(test: string, dir: string): Promise<string | undefined> {
-  const built = startsChildProcesses(test);
-  const v = await vitest(dir, test, undefined, built, `baseline-${test.replace(/\W+/g, "-")}`);
-  if ("broken" in v) return v.broken;
-  return v.failed.length ? `fails unmutated: ${v.failed.slice(0, 3).join("; ")}` : undefined;
+/**
+ * Each named test file, unmutated, the way its mutations run it (in process against runtime/src, or against
+ * runtime/dist), must pass: a failing one would catch anything. One vitest run per way over all of its files (each file
+ * still in a worker of its own, `jobs` at a time), rather than one run per file: vitest's start-up once. Resolves with
+ * why each failing file fails.
+ */
+async function baselines(tests: string[], dir: string, jobs: number): Promise<Map<string, string>> {
+  const failing = new Map<string, string>();
+  for (const built of [false, true]) {
+    const group = tests.filter((t) => startsChildProcesses(t) === built);
+    if (!group.length) continue;
+    const report = join(dir, `.mutation-report-baseline-${built ? "dist" : "src"}.json`);
+    const args = [join("node_modules", "vitest", "vitest.mjs"), "run", ...group, "--reporter=json", `--outputFile=${report}`, "--config", built ? DIST_CONFIG : SRC_CONFIG];
+    args.push(`--maxWorkers=${jobs}`, "--minWorkers=1");
+    const t = await run(process.execPath, args, dir);
+    if (!existsSync(report)) {
+      for (const test of group) failing.set(test, `vitest wrote no report (exit ${t.code}):\n${tail(t.output)}`);
+      continue;
+    }
+    const r = JSON.parse(readFileSync(report, "utf8")) as {
+      testResults: { name: string; status: string; message?: string; startTime: number; endTime: number; assertionResults: { status: string; fullName: string }[] }[];
+    };
+    for (const test of group) {
+      const f = r.testResults.find((x) => relative(dir, x.name).split(/[\\/]/).join("/") === test);
+      const ran = f?.assertionResults.filter((a) => a.status === "passed" || a.status === "failed") ?? [];
+      const failed = ran.filter((a) => a.status === "failed").map((a) => a.fullName);
+      const why = !f
+        ? `${test} is not in vitest's report (exit ${t.code}):\n${tail(t.output)}`
+        : f.status === "failed" && f.assertionResults.length === 0
+          ? `${test} did not load (that proves nothing about the rule):\n${tail(f.message ?? "")}`
+          : !ran.length
+            ? `no test of ${test} ran`
+            : failed.length
+              ? `fails unmutated: ${failed.slice(0, 3).join("; ")}`
+              : undefined;
+      if (why) failing.set(test, why);
+      const seconds = f ? (f.endTime - f.startTime) / 1000 : 0;
+      process.stdout.write(line(why ? "broken" : "baseline", seconds, `${test} unmutated${built ? " (runtime/dist)" : " (in process, runtime/src)"}`));
+      if (why) process.stdout.write(why.replace(/^/gm, "           ") + "\n");
+    }
+  }
+  return failing;
 }
 
 function parseArgs(argv: string[]): { only?: Set<string>; jobs: number; keep: boolean; check: boolean } {
@@ -244,19 +281,10 @@ async function main(): Promise<void> {
   const started = Date.now();
   const tests = [...new Set(list.filter((m) => !staleness(m)).map((m) => m.test))];
   process.stdout.write(`mutation check: ${list.length} mutations of ${tests.length} test files, ${opts.jobs} at a time\n`);
-  const failing = new Map<string, string>();
   const base = copyProject();
+  let failing: Map<string, string>;
   try {
-    await pool(
-      tests.map((test) => async () => {
-        const t0 = Date.now();
-        const why = await baseline(test, base);
-        if (why) failing.set(test, why);
-        process.stdout.write(line(why ? "broken" : "baseline", (Date.now() - t0) / 1000, `${test} unmutated${startsChildProcesses(test) ? " (runtime/dist)" : " (in process, runtime/src)"}`));
-        if (why) process.stdout.write(why.replace(/^/gm, "           ") + "\n");
-      }),
-      opts.jobs,
-    );
+    failing = await baselines(tests, base, opts.jobs);
   } finally {
     rmSync(base, { recursive: true, force: true });
   }

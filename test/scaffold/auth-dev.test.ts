@@ -12,7 +12,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { OAuthClientInformationMixed, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { create, expectOk, npm, run, tempDir } from "./support.js";
+import { copyProject, create, expectOk, npm, run, OAUTH_FLAGS, sharedProject, tempDir } from "./support.js";
 
 /** A port on 127.0.0.1 that nothing listens on now (taken, then closed). */
 async function freePort(): Promise<number> {
@@ -89,10 +89,11 @@ async function devLogin(start: string, user: string, password: string): Promise<
 
 describe("npm run auth:dev (--auth oauth)", () => {
   const work = tempDir("auth-dev");
-  const project = join(work, "oauth-dev");
+  const project = join(work, "oauth-server");
 
   beforeAll(async () => {
-    expectOk(await create([project, "--yes", "--transport", "http", "--auth", "oauth", "--no-git"]), "create-mcp-server --auth oauth");
+    // A copy of the run's installed --auth oauth project (auth.test.ts and auth-dev.test.ts share its install).
+    copyProject((await sharedProject("basic", OAUTH_FLAGS, "oauth-server")).dir, project);
     expectOk(await npm(project, ["run", "build"]), "npm run build");
   }, 600_000);
   afterAll(() => started.forEach(stop));
@@ -234,7 +235,7 @@ describe("npm run auth:dev (--auth oauth)", () => {
       expectOk(answered, "the printed call");
       // An SSE or JSON answer, as the server chooses: the initialize result either way.
       const json = /^data: (.+)$/m.exec(answered.stdout)?.[1] ?? answered.stdout;
-      expect(JSON.parse(json).result).toMatchObject({ protocolVersion: "2025-11-25", serverInfo: { name: "oauth-dev" } });
+      expect(JSON.parse(json).result).toMatchObject({ protocolVersion: "2025-11-25", serverInfo: { name: "oauth-server" } });
       stop(server);
       stop(as);
     } finally {

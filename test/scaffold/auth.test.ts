@@ -5,7 +5,7 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { create, expectOk, npm, passedCount, run, tempDir } from "./support.js";
+import { copyProject, create, expectOk, npm, passedCount, run, OAUTH_FLAGS, sharedProject, tempDir } from "./support.js";
 
 describe("create-mcp-server --auth oauth", () => {
   const work = tempDir("auth");
@@ -13,7 +13,8 @@ describe("create-mcp-server --auth oauth", () => {
   const main = join(project, "dist", "src", "main.js");
 
   beforeAll(async () => {
-    expectOk(await create([project, "--yes", "--transport", "http", "--auth", "oauth", "--no-git"]), "create-mcp-server --auth oauth");
+    // A copy of the run's installed --auth oauth project (auth.test.ts and auth-dev.test.ts share its install).
+    copyProject((await sharedProject("basic", OAUTH_FLAGS, "oauth-server")).dir, project);
     expectOk(await npm(project, ["run", "build"]), "npm run build");
   }, 600_000);
 

@@ -1,4 +1,6 @@
 // create-mcp-server [dir]: help, refusals (one line, exit 1, nothing written), determinism, and the time to scaffold.
+// Every test has folders of its own: the describe blocks and their tests run concurrently (the npm ones bounded at
+// 300 s: they share the cores with the rest).
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -8,7 +10,7 @@ import { create, hashTree, npm, tempDir } from "./support.js";
 
 const work = tempDir("cli");
 
-describe("create-mcp-server --help", () => {
+describe.concurrent("create-mcp-server --help", () => {
   it("documents the scaffold options and keeps the subcommands", async () => {
     const r = await create(["--help"]);
     expect(r.status).toBe(0);
@@ -24,7 +26,7 @@ describe("create-mcp-server --help", () => {
     const r = await npm(tempDir("npm-exec"), ["exec", "--yes", `--package=${ROOT}`, "--", "create-mcp-server", "--version"]);
     expect(r.status).toBe(0);
     expect(r.stdout.trim().split("\n").at(-1)).toBe(JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).version);
-  });
+  }, 300_000);
 
   it("the packed package (npm pack, as published) holds the compiled command, the templates and the rules data, nothing of the repository's; it scaffolds a project on the published runtime and codegen of its version", async () => {
     const dir = tempDir("pack");
@@ -54,7 +56,7 @@ describe("create-mcp-server --help", () => {
     const generate = await npm(dir, ["exec", "--yes", `--package=${tarball}`, "--", "create-mcp-server", "generate"]);
     expect(generate.status).toBe(1);
     expect(generate.stderr).toMatch(/^create-mcp-server: 'generate' is a maintainer's command: run it in a clone of create-mcp-server after `npm install` \(/m);
-  });
+  }, 300_000);
 
   it("is what `npm create mcp-server` runs: the package is create-mcp-server with a create-mcp-server bin, and depends only on what it runs", () => {
     const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8"));
@@ -65,7 +67,7 @@ describe("create-mcp-server --help", () => {
   });
 });
 
-describe("refusals: one clear line, exit 1, nothing written", () => {
+describe.concurrent("refusals: one clear line, exit 1, nothing written", () => {
   const cases: [string, string[], RegExp, (dir: string) => void][] = [
     ["a non-empty directory without --force", [], /is not empty; choose another directory, or pass --force/, (d) => (mkdirSync(d, { recursive: true }), writeFileSync(join(d, "keep.txt"), "mine"))],
     ["an invalid npm package name", ["--name", "Bad Name!"], /"Bad Name!" is not a valid npm package name/, () => {}],
@@ -197,7 +199,7 @@ describe("refusals: one clear line, exit 1, nothing written", () => {
   }, 120_000);
 });
 
-describe("scaffolding without install", () => {
+describe.concurrent("scaffolding without install", () => {
   it("writes a complete project and prints the next steps and client configuration", async () => {
     const dir = join(work, "timed-server");
     const r = await create([dir, "--yes", "--no-install", "--template", "everything"]);

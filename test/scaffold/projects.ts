@@ -16,7 +16,7 @@ import { pathToFileURL } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
 import { ROOT } from "../helpers.js";
 import { addSlowTool, checkDockerfile, checkHandlerFailureLog, checkSlowShutdown, checkStdioLog, modern, startHttp } from "./deploy.js";
-import { create, expectOk, hashTree, linkNodeModules, npm, passedCount, run, sharedProject, tempDir, type Template, type TransportChoice } from "./support.js";
+import { create, expectOk, hashTree, linkNodeModules, npm, passedCount, run, sharedCheck, sharedProject, tempDir, type Template, type TransportChoice } from "./support.js";
 
 // "both" (the default) is built and tested from the published packages by test/release/registry.test.ts, for both
 // templates; here it is the install the other projects link to, and the conformance runs use the http project.
@@ -235,8 +235,9 @@ export function projectSuite(template: Template, options: { typeSafety?: boolean
       it.concurrent(
         "the Dockerfile's steps, run without docker in a clean build context, give an image whose CMD serves /healthz and MCP",
         async () => {
-          // The installed project: it has the package-lock.json the Dockerfile's npm ci needs.
-          await checkDockerfile(dir("both"));
+          // The installed project: it has the package-lock.json the Dockerfile's npm ci needs. small-fixes.test.ts makes
+          // the same check of the same project: it runs once for the run.
+          await sharedCheck(`the Dockerfile of the installed ${template} project`, () => checkDockerfile(dir("both")));
         },
         600_000,
       );

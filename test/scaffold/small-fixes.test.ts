@@ -3,7 +3,9 @@
  * behaviour must be seen, real processes: --legacy-sse, `npm start` before a build, `npm run dev` keeping legacy
  * sessions across reloads, the Dockerfile per package manager and auth mode, .env.example, CI with frozen lockfiles,
  * local green meaning CI green, the warning about revisions no official client speaks, and `create-mcp-server add`.
- * One project is installed; the others are scaffolded with --no-install and link to its node_modules.
+ * No project is installed here: the run's installed basic project (support.ts sharedProject) is copied to base, and the
+ * others are scaffolded with --no-install and link to its node_modules. The describe blocks are independent (their own
+ * folders, servers on free ports) and run concurrently.
  */
 import { spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
@@ -14,16 +16,18 @@ import { McpClient, SseClientTransport, StreamableHttpClientTransport } from "..
 import { ROOT } from "../helpers.js";
 import { checkDockerfile, startHttp } from "./deploy.js";
 import { freePort } from "../deploy/rig.js";
-import { create, expectOk, linkNodeModules, npm, run, tempDir, watchOutput } from "./support.js";
+import { copyProject, create, expectOk, linkNodeModules, npm, run, sharedCheck, sharedProject, tempDir, watchOutput } from "./support.js";
 
 const work = tempDir("small");
-/** The installed project (basic, both transports): built once, shared by the tests that run a server. */
-const base = join(work, "base");
-/** A project scaffolded without installing, linked to base's node_modules. */
+/** A copy of the run's installed project (basic, both transports, with git: named basic-both): built once here, shared by the tests that run a server. */
+const base = join(work, "basic-both");
+/** The run's installed basic project itself (read-only). */
+let installed: string;
+/** A project scaffolded without installing, linked to the installed project's node_modules. */
 async function linked(name: string, flags: string[]): Promise<string> {
   const dir = join(work, name);
   expectOk(await create([dir, "--yes", "--no-install", "--no-git", ...flags]), `create-mcp-server ${flags.join(" ")}`);
-  linkNodeModules(base, dir);
+  linkNodeModules(installed, dir);
   return dir;
 }
 /** A project scaffolded without installing, for its files only. */
@@ -39,12 +43,13 @@ const plain = (text: string) => text.replace(/\x1b\[[0-9;]*m/g, "");
 let built: Promise<void>;
 beforeAll(async () => {
   // With git: the Dockerfile check needs a .git in the build context to leave out.
-  expectOk(await create([base, "--yes"]), "create-mcp-server (with install)");
+  installed = (await sharedProject("basic")).dir;
+  copyProject(installed, base);
   built = npm(base, ["run", "build"]).then((r) => expectOk(r, "npm run build"));
   await built;
-}, 300_000);
+}, 600_000);
 
-describe("--legacy-sse", () => {
+describe.concurrent("--legacy-sse", () => {
   it("serves the 2024-11-05 HTTP+SSE transport at /sse, which an SSE-only client connects to; without it /sse is 404", async () => {
     const plain = await startHttp(base, []);
     try {
@@ -77,7 +82,7 @@ describe("--legacy-sse", () => {
   }, 60_000);
 });
 
-describe("npm start before npm run build", () => {
+describe.concurrent("npm start before npm run build", () => {
   it("says in one line to run the build, with no stack trace; once built, start serves", async () => {
     const dir = await filesOf("unbuilt", ["--transport", "stdio"]);
     const r = await npm(dir, ["start", "--silent"]);
@@ -88,11 +93,11 @@ describe("npm start before npm run build", () => {
     await built;
     const ok = await npm(base, ["start", "--silent", "--", "--version"]);
     expectOk(ok, "npm start -- --version");
-    expect(ok.stdout).toMatch(/^base 0\.1\.0 \(@create-mcp-server\/runtime \d+\.\d+\.\d+/);
+    expect(ok.stdout).toMatch(/^basic-both 0\.1\.0 \(@create-mcp-server\/runtime \d+\.\d+\.\d+/);
   }, 60_000);
 });
 
-describe("npm run dev", () => {
+describe.concurrent("npm run dev", () => {
   it("keeps a legacy session across the restart after a rebuild, and says so: the same client goes on with the new code", async () => {
     const dir = await linked("dev", ["--transport", "http"]);
     const port = await freePort();
@@ -134,7 +139,7 @@ describe("npm run dev", () => {
   }, 300_000);
 });
 
-describe("the Dockerfile", () => {
+describe.concurrent("the Dockerfile", () => {
   const LOCKS = { npm: "package-lock.json", pnpm: "pnpm-lock.yaml", yarn: "yarn.lock" };
   const FROZEN = {
     npm: ["npm ci --no-audit --no-fund", "npm ci --omit=dev --no-audit --no-fund"],
@@ -174,12 +179,12 @@ describe("the Dockerfile", () => {
   }
 
   it("(npm) its steps, run without docker, give an image with a data/ folder owned by the node user, and the image serves", async () => {
-    await built;
-    await checkDockerfile(base);
+    // The same check as the basic template's (projects.ts), of the same installed project: run once for the run.
+    await sharedCheck("the Dockerfile of the installed basic project", () => checkDockerfile(installed));
   }, 600_000);
 });
 
-describe(".env.example and .gitignore", () => {
+describe.concurrent(".env.example and .gitignore", () => {
   const BASE = ["MCP_LOG_LEVEL", "MCP_REQUEST_STATE_SECRET", "MCP_TASK_STORE", "MCP_DATABASE_URL", "MCP_REDIS_URL", "MCP_REDIS_PREFIX", "MCP_RUNTIME_VALIDATE_RESULTS"];
   const HTTP = ["PORT", "MCP_LEGACY_SSE", "MCP_ALLOWED_HOSTS", "MCP_SHUTDOWN_TIMEOUT_MS", "MCP_SESSION_STORE"];
   const cases = [
@@ -207,7 +212,7 @@ describe(".env.example and .gitignore", () => {
   }
 });
 
-describe("the CI workflow", () => {
+describe.concurrent("the CI workflow", () => {
   const STEPS = {
     npm: ["npm ci", "npm run lint", "npm test"],
     pnpm: ["npm install --global pnpm", "pnpm install --frozen-lockfile", "pnpm run lint", "pnpm test"],
@@ -222,7 +227,7 @@ describe("the CI workflow", () => {
   }
 });
 
-describe("local green means CI green", () => {
+describe.concurrent("local green means CI green", () => {
   it("npm test checks the formatting as CI's npm run lint does: a misformatted handler fails it, naming the file and npm run format", async () => {
     const dir = await linked("lint", ["--transport", "stdio"]);
     const echo = join(dir, "src", "tools", "echo.ts");
@@ -242,7 +247,7 @@ describe("local green means CI green", () => {
   }, 300_000);
 });
 
-describe("served revisions that today's official clients do not speak", () => {
+describe.concurrent("served revisions that today's official clients do not speak", () => {
   it("the list of what they speak is the installed SDKs' own (1.x SUPPORTED_PROTOCOL_VERSIONS, 2.x by default), in the scaffolder and the codegen alike", async () => {
     const known = (JSON.parse(readFileSync(join(ROOT, "out", "rules.json"), "utf8")) as { revisions: { id: string }[] }).revisions.map((r) => r.id);
     const sdk1 = (await import("@modelcontextprotocol/sdk/types.js")).SUPPORTED_PROTOCOL_VERSIONS as string[];
@@ -283,7 +288,7 @@ describe("served revisions that today's official clients do not speak", () => {
   }, 120_000);
 });
 
-describe("create-mcp-server add tool|prompt|resource NAME", () => {
+describe.concurrent("create-mcp-server add tool|prompt|resource NAME", () => {
   it("writes the formatted mcp.json entry, the handler stub and a test, regenerates; the project builds, lints and its new tests pass; a taken or invalid name is refused in one line", async () => {
     const dir = await linked("add", []);
     const tool = await create(["add", "tool", "get_weather"], dir);

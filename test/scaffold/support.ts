@@ -112,6 +112,9 @@ export function copyProject(from: string, to: string, own: string[] = []): strin
   return to;
 }
 
+/** The flags of the installed `--auth oauth` project that auth.test.ts and auth-dev.test.ts share (sharedProject, named oauth-server). */
+export const OAUTH_FLAGS = ["--transport", "http", "--auth", "oauth", "--no-git"];
+
 const shared = new Map<string, Promise<{ dir: string; run: Run }>>();
 
 /**
@@ -152,6 +155,38 @@ async function makeShared(key: string, template: Template, flags: string[], name
   const r: Run = JSON.parse(readFileSync(result, "utf8"));
   expectOk(r, `create-mcp-server ${template} ${flags.join(" ")} (the shared installed project)`);
   return { dir, run: r };
+}
+
+/**
+ * A check that more than one test file makes of the same thing (e.g. the Dockerfile of the shared basic project), run
+ * once for the whole test run: the first caller runs `check`, every caller (in any worker) gets its outcome, and a
+ * failure fails each of them with the same message. `key` names what is checked; the same key must mean the same check.
+ */
+export async function sharedCheck(key: string, check: () => Promise<void>): Promise<void> {
+  const base = join(tmpdir(), "cms-shared-checks", key.replace(/[^\w.-]+/g, "_"));
+  const result = join(base, "outcome.json");
+  mkdirSync(dirname(base), { recursive: true });
+  let mine = true;
+  try {
+    mkdirSync(base);
+  } catch {
+    mine = false; // another test file runs it (or ran it): wait for its outcome
+  }
+  if (mine) {
+    const outcome = await check().then(
+      () => ({ ok: true, message: "" }),
+      (err: unknown) => ({ ok: false, message: err instanceof Error ? (err.stack ?? err.message) : String(err) }),
+    );
+    writeFileSync(`${result}.tmp`, JSON.stringify(outcome));
+    renameSync(`${result}.tmp`, result);
+  }
+  const deadline = Date.now() + 600_000;
+  while (!existsSync(result)) {
+    if (Date.now() > deadline) throw new Error(`the shared check ${key} did not end within 600 s`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  const outcome: { ok: boolean; message: string } = JSON.parse(readFileSync(result, "utf8"));
+  if (!outcome.ok) throw new Error(`${key}${mine ? "" : " (run by another test file)"}: ${outcome.message}`);
 }
 
 /** "Tests  N passed (N)" from vitest's summary. */

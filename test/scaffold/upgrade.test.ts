@@ -63,29 +63,34 @@ describe("create-mcp-server upgrade", () => {
     cpSync(join(ROOT, "codegen"), join(next, "codegen"), { recursive: true }); // built: the release vendors it as it is
     symlinkSync(realpathSync(join(ROOT, "node_modules")), join(next, "node_modules"));
     const upstream = JSON.parse(readFileSync(join(SYNCED, "manifest.json"), "utf8")).files["draft/schema.ts"].url.replace(/\/schema\.ts$/, "");
-    expectOk(await cliAt(next, ["schemas", "add", "draft", "--from", join(SYNCED, "draft"), "--url", upstream], next), "schemas add draft");
-    expectOk(await run(process.execPath, [join(next, "runtime", "build.mjs")], { cwd: next }), "the runtime build with draft");
-
     const project = join(work, "draft", "my-server");
-    expectOk(await cliAt(ROOT, [project, "--yes", "--no-install", "--transport", "stdio"], ROOT), "scaffold");
+    // The project is scaffolded by this checkout, independently of the next release: meanwhile.
+    const [, scaffolded] = await Promise.all([
+      (async () => {
+        expectOk(await cliAt(next, ["schemas", "add", "draft", "--from", join(SYNCED, "draft"), "--url", upstream], next), "schemas add draft");
+        expectOk(await run(process.execPath, [join(next, "runtime", "build.mjs")], { cwd: next }), "the runtime build with draft");
+      })(),
+      cliAt(ROOT, [project, "--yes", "--no-install", "--transport", "stdio"], ROOT),
+    ]);
+    expectOk(scaffolded, "scaffold");
     const served = JSON.parse(readFileSync(join(project, "mcp.json"), "utf8")).revisions;
 
-    // Without a terminal and without --add-revisions, the diff is printed and mcp.json is left alone.
+    // Without a terminal and without --add-revisions, the diff is printed and mcp.json is left alone (in a copy; the
+    // two upgrades are of separate folders, so they run side by side).
     const declined = join(work, "draft-declined", "my-server");
     cpSync(project, declined, { recursive: true });
-    const asked = await upgradeWith(next, declined);
+    const [asked, r] = await Promise.all([upgradeWith(next, declined), upgradeWith(next, project, ["--add-revisions"])]);
     expect(asked.stdout).toContain("rules diff 2026-07-28 → draft");
     expect(asked.stdout).toContain("Not added to mcp.json: draft (rerun with --add-revisions");
     expect(JSON.parse(readFileSync(join(declined, "mcp.json"), "utf8")).revisions).toEqual(served);
 
-    const r = await upgradeWith(next, project, ["--add-revisions"]);
     expect(r.stdout).toContain("rules diff 2026-07-28 → draft");
     expect(JSON.parse(readFileSync(join(project, "mcp.json"), "utf8")).revisions).toEqual([...served, "draft"]);
     expect(r.stdout).not.toContain("Kept ");
     linkProject(project);
-    expectOk(await npm(project, ["run", "build"]), "npm run build with draft");
+    // npm test builds first (its pretest: npm run build, then lint), so a build that fails with draft fails here.
     const test = await npm(project, ["test", "--", "--reporter", "verbose"]);
-    expectOk(test, "npm test with draft");
+    expectOk(test, "npm test (its pretest: npm run build) with draft");
     // eslint-disable-next-line no-control-regex -- vitest colours its report
     expect(test.stdout.replace(/\x1b\[[0-9;]*m/g, "")).toMatch(/over stdio > at draft > echo returns its text/);
   }, 600_000);
