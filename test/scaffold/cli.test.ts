@@ -1,6 +1,4 @@
 // create-mcp-server [dir]: help, refusals (one line, exit 1, nothing written), determinism, and the time to scaffold.
-// Every test has folders of its own: the describe blocks and their tests run concurrently (the npm ones bounded at
-// 300 s: they share the cores with the rest).
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -10,7 +8,7 @@ import { create, hashTree, npm, tempDir } from "./support.js";
 
 const work = tempDir("cli");
 
-describe.concurrent("create-mcp-server --help", () => {
+describe("create-mcp-server --help", () => {
   it("documents the scaffold options and keeps the subcommands", async () => {
     const r = await create(["--help"]);
     expect(r.status).toBe(0);
@@ -67,7 +65,7 @@ describe.concurrent("create-mcp-server --help", () => {
   });
 });
 
-describe.concurrent("refusals: one clear line, exit 1, nothing written", () => {
+describe("refusals: one clear line, exit 1, nothing written", () => {
   const cases: [string, string[], RegExp, (dir: string) => void][] = [
     ["a non-empty directory without --force", [], /is not empty; choose another directory, or pass --force/, (d) => (mkdirSync(d, { recursive: true }), writeFileSync(join(d, "keep.txt"), "mine"))],
     ["an invalid npm package name", ["--name", "Bad Name!"], /"Bad Name!" is not a valid npm package name/, () => {}],
@@ -199,7 +197,7 @@ describe.concurrent("refusals: one clear line, exit 1, nothing written", () => {
   }, 120_000);
 });
 
-describe.concurrent("scaffolding without install", () => {
+describe("scaffolding without install", () => {
   it("writes a complete project and prints the next steps and client configuration", async () => {
     const dir = join(work, "timed-server");
     const r = await create([dir, "--yes", "--no-install", "--template", "everything"]);

@@ -13,7 +13,7 @@ const work = tempDir("devx");
 const scaffoldWith = (args: string[], env: Record<string, string | undefined> = {}) => run(process.execPath, [CLI, ...args], { env });
 const git = (dir: string, args: string[]) => run("git", args, { cwd: dir });
 
-describe.concurrent("the package manager", () => {
+describe("the package manager", () => {
   it("is detected from npm_config_user_agent, the way pnpm create and yarn create run a create- package", () => {
     expect(detectPackageManager("pnpm/9.15.0 npm/? node/v20.18.0 linux x64")).toBe("pnpm");
     expect(detectPackageManager("yarn/1.22.22 npm/? node/v20.18.0 darwin arm64")).toBe("yarn");
@@ -55,7 +55,7 @@ describe.concurrent("the package manager", () => {
   });
 });
 
-describe.concurrent("git", () => {
+describe("git", () => {
   it("a new project is a git repository with one commit of every file, even where git has no identity configured", async () => {
     const dir = join(work, "with-git");
     // An empty HOME and no system configuration: no user.name / user.email, as on a fresh CI machine.
@@ -92,7 +92,7 @@ describe.concurrent("git", () => {
   });
 });
 
-describe.concurrent("the CI workflow", () => {
+describe("the CI workflow", () => {
   it("is valid YAML that installs, lints and runs npm test on push and pull request", async () => {
     const dir = join(work, "workflow");
     expectOk(await create([dir, "--yes", "--no-install", "--no-git"]), "create-mcp-server");
@@ -105,9 +105,8 @@ describe.concurrent("the CI workflow", () => {
   });
 });
 
-// The second test uses the HTTP project the first one scaffolds: one after the other.
-describe.concurrent("printed client configuration", () => {
-  it.sequential("--transport both shows the stdio entry, the HTTP URL and the add-to-client command; stdio and http each show theirs", async () => {
+describe("printed client configuration", () => {
+  it("--transport both shows the stdio entry, the HTTP URL and the add-to-client command; stdio and http each show theirs", async () => {
     const dir = join(work, "config-both");
     const r = await create([dir, "--yes", "--no-install", "--no-git", "--transport", "both"]);
     expectOk(r, "create-mcp-server --transport both");
@@ -126,7 +125,7 @@ describe.concurrent("printed client configuration", () => {
     expect(stdio.stdout).toContain("add-to-client.mjs");
   });
 
-  it.sequential("add-to-client refuses an HTTP-only project: it has no stdio entry to add", async () => {
+  it("add-to-client refuses an HTTP-only project: it has no stdio entry to add", async () => {
     const dir = join(work, "config-http");
     const r = await run(process.execPath, [join(dir, "scripts", "add-to-client.mjs"), "--config", join(work, "never.json")], { cwd: dir });
     expect([r.status, r.stderr]).toEqual([1, 'add-to-client: this server does not serve stdio (mcp.json "transports"); connect the client to its HTTP URL instead\n']);
@@ -185,119 +184,102 @@ const addShout = (dir: string) => {
   writeFileSync(join(dir, "mcp.json"), JSON.stringify(manifest, null, 2) + "\n");
 };
 
-describe.concurrent("an installed project (--transport both)", () => {
+describe("an installed project (--transport both)", () => {
   // A copy of the run's installed basic project (the default template and transport, with git), so that its edits
-  // stay here; its node_modules is linked. Its tests edit and build that one copy: one after another (the other
-  // describe blocks, each test in folders of its own, run concurrently with them).
+  // stay here; its node_modules is linked.
   const dir = join(work, "installed", "basic-both");
   beforeAll(async () => {
     copyProject((await sharedProject("basic")).dir, dir);
   }, 600_000);
 
-  it.sequential(
-    "the first commit has the lock file; npm run lint passes as scaffolded and after a build, fails on a misformatted file, and npm run format fixes it",
-    async () => {
-      expect((await git(dir, ["ls-files", "package-lock.json"])).stdout.trim()).toBe("package-lock.json");
-      expectOk(await npm(dir, ["run", "lint"]), "npm run lint (fresh)");
-      expectOk(await npm(dir, ["run", "build"]), "npm run build");
-      expectOk(await npm(dir, ["run", "lint"]), "npm run lint (after the build: generated/ and dist/ are not the project's style to check)");
-      const echo = join(dir, "src", "tools", "echo.ts");
-      const original = readFileSync(echo, "utf8");
-      writeFileSync(echo, original.replace(/;\n/g, "\n").replace(/"/g, "'"));
-      const lint = await npm(dir, ["run", "lint"]);
-      expect(lint.status).not.toBe(0);
-      expect(lint.stdout + lint.stderr).toContain("src/tools/echo.ts");
-      expectOk(await npm(dir, ["run", "format"]), "npm run format");
-      expect(readFileSync(echo, "utf8")).toBe(original);
-      expectOk(await npm(dir, ["run", "lint"]), "npm run lint (after format)");
-    },
-    300_000,
-  );
+  it("the first commit has the lock file; npm run lint passes as scaffolded and after a build, fails on a misformatted file, and npm run format fixes it", async () => {
+    expect((await git(dir, ["ls-files", "package-lock.json"])).stdout.trim()).toBe("package-lock.json");
+    expectOk(await npm(dir, ["run", "lint"]), "npm run lint (fresh)");
+    expectOk(await npm(dir, ["run", "build"]), "npm run build");
+    expectOk(await npm(dir, ["run", "lint"]), "npm run lint (after the build: generated/ and dist/ are not the project's style to check)");
+    const echo = join(dir, "src", "tools", "echo.ts");
+    const original = readFileSync(echo, "utf8");
+    writeFileSync(echo, original.replace(/;\n/g, "\n").replace(/"/g, "'"));
+    const lint = await npm(dir, ["run", "lint"]);
+    expect(lint.status).not.toBe(0);
+    expect(lint.stdout + lint.stderr).toContain("src/tools/echo.ts");
+    expectOk(await npm(dir, ["run", "format"]), "npm run format");
+    expect(readFileSync(echo, "utf8")).toBe(original);
+    expectOk(await npm(dir, ["run", "lint"]), "npm run lint (after format)");
+  }, 300_000);
 
-  it.sequential(
-    "add-to-client adds the stdio entry to a client's configuration file, keeping what is there, and never replaces a file it cannot read",
-    async () => {
-      expectOk(await npm(dir, ["run", "build"]), "npm run build");
-      const config = join(work, "client", "config.json");
-      mkdirSync(join(work, "client"), { recursive: true });
-      writeFileSync(config, JSON.stringify({ theme: "dark", mcpServers: { other: { command: "other-server" } } }));
-      const script = join(dir, "scripts", "add-to-client.mjs");
-      const r = await run(process.execPath, [script, "--config", config], { cwd: work });
-      expectOk(r, "add-to-client");
-      expect(r.stdout).toBe(`Added "basic-both" in ${config}; restart the client to load it\n`);
-      expect(JSON.parse(readFileSync(config, "utf8"))).toEqual({
-        theme: "dark",
-        mcpServers: { other: { command: "other-server" }, "basic-both": { command: process.execPath, args: [join(dir, "dist", "src", "main.js"), "--transport", "stdio"] } },
-      });
-      expect((await run(process.execPath, [script, "--config", config], { cwd: work })).stdout).toMatch(/^Replaced "basic-both"/);
-      // The entry it wrote starts a server that answers over stdio.
-      const entry = JSON.parse(readFileSync(config, "utf8")).mcpServers["basic-both"];
-      const help = await run(entry.command, [...entry.args, "--help"], { timeoutMs: 20_000 });
-      expect([help.status, help.stdout]).toEqual([0, expect.stringMatching(/^Usage: basic-both /)]);
+  it("add-to-client adds the stdio entry to a client's configuration file, keeping what is there, and never replaces a file it cannot read", async () => {
+    expectOk(await npm(dir, ["run", "build"]), "npm run build");
+    const config = join(work, "client", "config.json");
+    mkdirSync(join(work, "client"), { recursive: true });
+    writeFileSync(config, JSON.stringify({ theme: "dark", mcpServers: { other: { command: "other-server" } } }));
+    const script = join(dir, "scripts", "add-to-client.mjs");
+    const r = await run(process.execPath, [script, "--config", config], { cwd: work });
+    expectOk(r, "add-to-client");
+    expect(r.stdout).toBe(`Added "basic-both" in ${config}; restart the client to load it\n`);
+    expect(JSON.parse(readFileSync(config, "utf8"))).toEqual({
+      theme: "dark",
+      mcpServers: { other: { command: "other-server" }, "basic-both": { command: process.execPath, args: [join(dir, "dist", "src", "main.js"), "--transport", "stdio"] } },
+    });
+    expect((await run(process.execPath, [script, "--config", config], { cwd: work })).stdout).toMatch(/^Replaced "basic-both"/);
+    // The entry it wrote starts a server that answers over stdio.
+    const entry = JSON.parse(readFileSync(config, "utf8")).mcpServers["basic-both"];
+    const help = await run(entry.command, [...entry.args, "--help"], { timeoutMs: 20_000 });
+    expect([help.status, help.stdout]).toEqual([0, expect.stringMatching(/^Usage: basic-both /)]);
 
-      writeFileSync(config, "{ not json");
-      const broken = await run(process.execPath, [script, "--config", config], { cwd: work });
-      expect(broken.status).toBe(1);
-      expect(broken.stderr).toMatch(/^add-to-client: .*config\.json is not valid JSON .*nothing was changed\n$/);
-      expect(readFileSync(config, "utf8")).toBe("{ not json");
-      if (process.platform === "linux") {
-        const linux = await run(process.execPath, [script], { cwd: work });
-        expect([linux.status, linux.stderr]).toEqual([1, "add-to-client: no known desktop client configuration file on linux; pass --config <file>\n"]);
-      }
-    },
-    300_000,
-  );
+    writeFileSync(config, "{ not json");
+    const broken = await run(process.execPath, [script, "--config", config], { cwd: work });
+    expect(broken.status).toBe(1);
+    expect(broken.stderr).toMatch(/^add-to-client: .*config\.json is not valid JSON .*nothing was changed\n$/);
+    expect(readFileSync(config, "utf8")).toBe("{ not json");
+    if (process.platform === "linux") {
+      const linux = await run(process.execPath, [script], { cwd: work });
+      expect([linux.status, linux.stderr]).toEqual([1, "add-to-client: no known desktop client configuration file on linux; pass --config <file>\n"]);
+    }
+  }, 300_000);
 
-  it.sequential(
-    "npm run dev serves HTTP, and an edit of mcp.json with its new handler regenerates, type-checks and restarts it with the new tool",
-    async () => {
-      expectOk(await npm(dir, ["run", "build"]), "npm run build");
-      const dev = startDev(dir, ["--port", "0"]);
-      try {
-        const first = await dev.out.waitFor(/listening (http:\/\/\S+\/mcp)/, 0);
-        expect(await toolNames(first[1])).not.toContain("shout");
-        // A declared tool without its handler is a type error: the running server is kept.
-        let mark = dev.out.text.length;
-        addShout(dir);
-        await dev.out.waitFor(/mcp\.json changed: regenerating[\s\S]*Found [1-9]\d* errors?\. Watching[\s\S]*type errors: the server keeps running the previous build/, mark);
-        expect(await toolNames(first[1]), "the previous build still serves").not.toContain("shout");
-        mark = dev.out.text.length;
-        writeFileSync(join(dir, "src", "tools", "shout.ts"), SHOUT_HANDLER);
-        const next = await dev.out.waitFor(/rebuilt: restarting the server\s+listening (http:\/\/\S+\/mcp)/, mark);
-        expect(await toolNames(next[1])).toContain("shout");
-      } finally {
-        dev.stop();
-      }
-      await new Promise<void>((resolve) => (dev.child.exitCode !== null ? resolve() : dev.child.once("exit", () => resolve())));
-    },
-    300_000,
-  );
+  it("npm run dev serves HTTP, and an edit of mcp.json with its new handler regenerates, type-checks and restarts it with the new tool", async () => {
+    expectOk(await npm(dir, ["run", "build"]), "npm run build");
+    const dev = startDev(dir, ["--port", "0"]);
+    try {
+      const first = await dev.out.waitFor(/listening (http:\/\/\S+\/mcp)/, 0);
+      expect(await toolNames(first[1])).not.toContain("shout");
+      // A declared tool without its handler is a type error: the running server is kept.
+      let mark = dev.out.text.length;
+      addShout(dir);
+      await dev.out.waitFor(/mcp\.json changed: regenerating[\s\S]*Found [1-9]\d* errors?\. Watching[\s\S]*type errors: the server keeps running the previous build/, mark);
+      expect(await toolNames(first[1]), "the previous build still serves").not.toContain("shout");
+      mark = dev.out.text.length;
+      writeFileSync(join(dir, "src", "tools", "shout.ts"), SHOUT_HANDLER);
+      const next = await dev.out.waitFor(/rebuilt: restarting the server\s+listening (http:\/\/\S+\/mcp)/, mark);
+      expect(await toolNames(next[1])).toContain("shout");
+    } finally {
+      dev.stop();
+    }
+    await new Promise<void>((resolve) => (dev.child.exitCode !== null ? resolve() : dev.child.once("exit", () => resolve())));
+  }, 300_000);
 
-  it.sequential(
-    "npm run dev in a stdio-only project runs no server itself: it rebuilds dist/ on each change (the Inspector left out here)",
-    async () => {
-      const stdio = join(work, "installed", "devx-stdio");
-      expectOk(await create([stdio, "--yes", "--no-install", "--no-git", "--transport", "stdio"]), "create-mcp-server --transport stdio");
-      const { symlinkSync } = await import("node:fs");
-      symlinkSync(join(dir, "node_modules"), join(stdio, "node_modules"));
-      const dev = startDev(stdio, [], { MCP_DEV_INSPECTOR: "0" });
-      try {
-        await dev.out.waitFor(/\[dev\] built dist\/src\/main\.js/, 0);
-        expect(dev.out.text).not.toMatch(/listening|Inspector/);
-        const mark = dev.out.text.length;
-        writeFileSync(join(stdio, "src", "tools", "shout.ts"), SHOUT_HANDLER);
-        addShout(stdio);
-        await dev.out.waitFor(/mcp\.json changed: regenerating[\s\S]*\[dev\] built dist\/src\/main\.js/, mark);
-        await new Promise((resolve) => setTimeout(resolve, 500));
-        const main = join(stdio, "dist", "src", "main.js");
-        expect(existsSync(join(stdio, "dist", "src", "tools", "shout.js")), "the new handler is built").toBe(true);
-        expect(readFileSync(join(stdio, "dist", "generated", "register.js"), "utf8")).toContain("shout");
-        expect(existsSync(main)).toBe(true);
-      } finally {
-        dev.stop();
-      }
-      await new Promise<void>((resolve) => (dev.child.exitCode !== null ? resolve() : dev.child.once("exit", () => resolve())));
-    },
-    300_000,
-  );
+  it("npm run dev in a stdio-only project runs no server itself: it rebuilds dist/ on each change (the Inspector left out here)", async () => {
+    const stdio = join(work, "installed", "devx-stdio");
+    expectOk(await create([stdio, "--yes", "--no-install", "--no-git", "--transport", "stdio"]), "create-mcp-server --transport stdio");
+    const { symlinkSync } = await import("node:fs");
+    symlinkSync(join(dir, "node_modules"), join(stdio, "node_modules"));
+    const dev = startDev(stdio, [], { MCP_DEV_INSPECTOR: "0" });
+    try {
+      await dev.out.waitFor(/\[dev\] built dist\/src\/main\.js/, 0);
+      expect(dev.out.text).not.toMatch(/listening|Inspector/);
+      const mark = dev.out.text.length;
+      writeFileSync(join(stdio, "src", "tools", "shout.ts"), SHOUT_HANDLER);
+      addShout(stdio);
+      await dev.out.waitFor(/mcp\.json changed: regenerating[\s\S]*\[dev\] built dist\/src\/main\.js/, mark);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const main = join(stdio, "dist", "src", "main.js");
+      expect(existsSync(join(stdio, "dist", "src", "tools", "shout.js")), "the new handler is built").toBe(true);
+      expect(readFileSync(join(stdio, "dist", "generated", "register.js"), "utf8")).toContain("shout");
+      expect(existsSync(main)).toBe(true);
+    } finally {
+      dev.stop();
+    }
+    await new Promise<void>((resolve) => (dev.child.exitCode !== null ? resolve() : dev.child.once("exit", () => resolve())));
+  }, 300_000);
 });

@@ -5,7 +5,8 @@
  * local green meaning CI green, the warning about revisions no official client speaks, and `create-mcp-server add`.
  * No project is installed here: the run's installed basic project (support.ts sharedProject) is copied to base, and the
  * others are scaffolded with --no-install and link to its node_modules. The describe blocks are independent (their own
- * folders, servers on free ports) and run concurrently.
+ * folders, servers on free ports), but run one after another: on 2 cores the suite is CPU-bound, and concurrency
+ * would only stretch each step towards its timeout.
  */
 import { spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
@@ -49,7 +50,7 @@ beforeAll(async () => {
   await built;
 }, 600_000);
 
-describe.concurrent("--legacy-sse", () => {
+describe("--legacy-sse", () => {
   it("serves the 2024-11-05 HTTP+SSE transport at /sse, which an SSE-only client connects to; without it /sse is 404", async () => {
     const plain = await startHttp(base, []);
     try {
@@ -82,7 +83,7 @@ describe.concurrent("--legacy-sse", () => {
   }, 60_000);
 });
 
-describe.concurrent("npm start before npm run build", () => {
+describe("npm start before npm run build", () => {
   it("says in one line to run the build, with no stack trace; once built, start serves", async () => {
     const dir = await filesOf("unbuilt", ["--transport", "stdio"]);
     const r = await npm(dir, ["start", "--silent"]);
@@ -97,7 +98,7 @@ describe.concurrent("npm start before npm run build", () => {
   }, 60_000);
 });
 
-describe.concurrent("npm run dev", () => {
+describe("npm run dev", () => {
   it("keeps a legacy session across the restart after a rebuild, and says so: the same client goes on with the new code", async () => {
     const dir = await linked("dev", ["--transport", "http"]);
     const port = await freePort();
@@ -139,7 +140,7 @@ describe.concurrent("npm run dev", () => {
   }, 300_000);
 });
 
-describe.concurrent("the Dockerfile", () => {
+describe("the Dockerfile", () => {
   const LOCKS = { npm: "package-lock.json", pnpm: "pnpm-lock.yaml", yarn: "yarn.lock" };
   const FROZEN = {
     npm: ["npm ci --no-audit --no-fund", "npm ci --omit=dev --no-audit --no-fund"],
@@ -184,7 +185,7 @@ describe.concurrent("the Dockerfile", () => {
   }, 600_000);
 });
 
-describe.concurrent(".env.example and .gitignore", () => {
+describe(".env.example and .gitignore", () => {
   const BASE = ["MCP_LOG_LEVEL", "MCP_REQUEST_STATE_SECRET", "MCP_TASK_STORE", "MCP_DATABASE_URL", "MCP_REDIS_URL", "MCP_REDIS_PREFIX", "MCP_RUNTIME_VALIDATE_RESULTS"];
   const HTTP = ["PORT", "MCP_LEGACY_SSE", "MCP_ALLOWED_HOSTS", "MCP_SHUTDOWN_TIMEOUT_MS", "MCP_SESSION_STORE"];
   const cases = [
@@ -212,7 +213,7 @@ describe.concurrent(".env.example and .gitignore", () => {
   }
 });
 
-describe.concurrent("the CI workflow", () => {
+describe("the CI workflow", () => {
   const STEPS = {
     npm: ["npm ci", "npm run lint", "npm test"],
     pnpm: ["npm install --global pnpm", "pnpm install --frozen-lockfile", "pnpm run lint", "pnpm test"],
@@ -227,7 +228,7 @@ describe.concurrent("the CI workflow", () => {
   }
 });
 
-describe.concurrent("local green means CI green", () => {
+describe("local green means CI green", () => {
   it("npm test checks the formatting as CI's npm run lint does: a misformatted handler fails it, naming the file and npm run format", async () => {
     const dir = await linked("lint", ["--transport", "stdio"]);
     const echo = join(dir, "src", "tools", "echo.ts");
@@ -247,7 +248,7 @@ describe.concurrent("local green means CI green", () => {
   }, 300_000);
 });
 
-describe.concurrent("served revisions that today's official clients do not speak", () => {
+describe("served revisions that today's official clients do not speak", () => {
   it("the list of what they speak is the installed SDKs' own (1.x SUPPORTED_PROTOCOL_VERSIONS, 2.x by default), in the scaffolder and the codegen alike", async () => {
     const known = (JSON.parse(readFileSync(join(ROOT, "out", "rules.json"), "utf8")) as { revisions: { id: string }[] }).revisions.map((r) => r.id);
     const sdk1 = (await import("@modelcontextprotocol/sdk/types.js")).SUPPORTED_PROTOCOL_VERSIONS as string[];
@@ -288,7 +289,7 @@ describe.concurrent("served revisions that today's official clients do not speak
   }, 120_000);
 });
 
-describe.concurrent("create-mcp-server add tool|prompt|resource NAME", () => {
+describe("create-mcp-server add tool|prompt|resource NAME", () => {
   it("writes the formatted mcp.json entry, the handler stub and a test, regenerates; the project builds, lints and its new tests pass; a taken or invalid name is refused in one line", async () => {
     const dir = await linked("add", []);
     const tool = await create(["add", "tool", "get_weather"], dir);
