@@ -36,6 +36,11 @@ const THINK_MS = Number(arg("think-ms", 100));
 const ONLY = arg("only");
 const JSON_OUT = arg("json");
 const FLOODS = arg("floods", "session,task,batch,long-uri").split(",");
+// Extra node flags for the server (e.g. --server-flags=--cpu-prof,--cpu-prof-dir=/tmp/prof), comma-separated.
+const SERVER_FLAGS = (arg("server-flags", "") || "").split(",").filter(Boolean);
+// The hostile client's own process (spawned by run() below), so that its work never delays the ordinary clients'
+// event loop: their latencies are the server's, not this process's.
+const HOSTILE_CHILD = arg("hostile-child");
 const WARMUP_S = Math.min(5, SECONDS / 10);
 const LEGACY = "2025-11-25";
 const BATCHES = "2025-03-26";
@@ -49,7 +54,7 @@ const HEADERS = {
 async function startServer() {
   const child = spawn(
     process.execPath,
-    [join(here, "servers", "soak-server.mjs")],
+    [...SERVER_FLAGS, join(here, "servers", "soak-server.mjs")],
     {
       env: { ...process.env, PORT: "0" },
       stdio: ["ignore", "ignore", "pipe"],
@@ -280,6 +285,27 @@ async function hostile(url, path, state) {
   return counts;
 }
 
+/** The hostile client in a child process (this script with --hostile-child): stop() ends it; `counts` is what it got. */
+function hostileProcess(origin, path) {
+  const child = spawn(
+    process.execPath,
+    [fileURLToPath(import.meta.url), "--hostile-child", origin, "--path", path, "--floods", FLOODS.join(",")],
+    { stdio: ["pipe", "pipe", "inherit"] },
+  );
+  let out = "";
+  child.stdout.on("data", (d) => (out += d));
+  const counts = new Promise((resolve) =>
+    child.once("exit", () => {
+      try {
+        resolve(JSON.parse(out));
+      } catch {
+        resolve({ error: out.slice(0, 200) });
+      }
+    }),
+  );
+  return { stop: () => child.stdin.end(), counts };
+}
+
 /** One run on a fresh server: `withHostile` or not. */
 async function run(withHostile) {
   const server = await startServer();
@@ -307,7 +333,7 @@ async function run(withHostile) {
   const clients = Array.from({ length: ordinaryClients }, (_, c) =>
     ordinary(pool, path, c, state),
   );
-  const hostileRun = withHostile ? hostile(origin, path, state) : undefined;
+  const hostileRun = withHostile ? hostileProcess(origin, path) : undefined;
   await new Promise((r) => setTimeout(r, WARMUP_S * 1000));
   state.counting = true;
   const t0 = performance.now();
@@ -315,8 +341,9 @@ async function run(withHostile) {
   state.counting = false;
   const elapsed = (performance.now() - t0) / 1000;
   state.stop = true;
+  hostileRun?.stop();
   await Promise.all(clients);
-  const hostileCounts = hostileRun ? await hostileRun : undefined;
+  const hostileCounts = hostileRun ? await hostileRun.counts : undefined;
   await pool.close();
   clearInterval(sampler);
   rss.end = rssMb(server.child.pid);
@@ -340,6 +367,16 @@ async function run(withHostile) {
     },
     hostile: hostileCounts,
   };
+}
+
+if (HOSTILE_CHILD) {
+  // The hostile child: floods until its stdin closes, then prints its counts.
+  const state = { stop: false };
+  process.stdin.resume();
+  process.stdin.once("end", () => (state.stop = true));
+  const counts = await hostile(HOSTILE_CHILD, arg("path"), state);
+  process.stdout.write(JSON.stringify(counts));
+  process.exit(0);
 }
 
 const results = [];

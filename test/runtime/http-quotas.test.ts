@@ -6,7 +6,7 @@
  */
 import { request as httpRequest, type IncomingHttpHeaders } from "node:http";
 import { PassThrough } from "node:stream";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { createServer, serveStdio, type HttpHandle, type HttpOptions } from "../../runtime/dist/index.js";
 import { addressKey } from "../../runtime/src/transport/http/quotas.js";
 import { initializeBody, jsonPost, modernRequest, sessionHeaders } from "./http-helpers.js";
@@ -384,6 +384,22 @@ describe("the event loop's fair share (limits.cpuShareFactor, opt-in, here 4; cp
     );
     return { statuses, refusal };
   }
+
+  it("charges are read from the event loop's clock, never process.cpuUsage (a system call: 22 % of the soak server's time), with the fair share off or on", async () => {
+    const cpuUsage = vi.spyOn(process, "cpuUsage");
+    try {
+      for (const limits of [{}, { cpuShareFactor: 4 }]) {
+        const url = await serve({ limits });
+        for (let i = 0; i < 3; i++) {
+          const r = modernRequest(i + 1, "tools/call", { name: "echo", arguments: {} });
+          expect((await call(url, { from: B, headers: r.headers, body: r.body })).status).toBe(200);
+        }
+      }
+      expect(cpuUsage).not.toHaveBeenCalled();
+    } finally {
+      cpuUsage.mockRestore();
+    }
+  });
 
   it("a caller that holds a saturated event loop is refused (429, Retry-After: 1); another caller's calls are all served", async () => {
     const url = await serve({ limits: { cpuShareFactor: 4 } });

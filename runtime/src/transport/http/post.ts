@@ -17,7 +17,7 @@ import type { Incoming, Reply } from "./io.js";
 import type { LegacyPost, LegacyStreamableHttp } from "./legacy.js";
 import type { MessageLimits } from "../../protocol/limits.js";
 import type { CallerQuotas } from "./quotas.js";
-import { cpuNow } from "./cpu-share.js";
+import { loopNow } from "./cpu-share.js";
 import type { JsonBodies } from "./read-json.js";
 import type { Responder } from "./respond.js";
 import type { LegacySessions } from "./session-table.js";
@@ -64,7 +64,7 @@ export class PostRoute {
       try {
         this.accepted(post, value);
       } finally {
-        this.t.quotas.cpu.charge(caller, cpuNow() - began);
+        this.t.quotas.cpu.charge(caller, loopNow() - began);
       }
     });
   }
