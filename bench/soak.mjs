@@ -289,7 +289,15 @@ async function hostile(url, path, state) {
 function hostileProcess(origin, path) {
   const child = spawn(
     process.execPath,
-    [fileURLToPath(import.meta.url), "--hostile-child", origin, "--path", path, "--floods", FLOODS.join(",")],
+    [
+      fileURLToPath(import.meta.url),
+      "--hostile-child",
+      origin,
+      "--path",
+      path,
+      "--floods",
+      FLOODS.join(","),
+    ],
     { stdio: ["pipe", "pipe", "inherit"] },
   );
   let out = "";

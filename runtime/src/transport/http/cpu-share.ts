@@ -3,10 +3,12 @@
  * keeps, this bounds how much of the process's time its requests use. Every POST's synchronous time here (decoding
  * and parsing its body, classification, dispatch up to the handler's first await; wall time, loopNow) is charged to
  * its caller (the quotas' key: principal, else clientKey, else address), decayed with a half-life of 1 s. While the
- * event loop is saturated (a 20 ms timer late by more than cpuLagMs, and for 1 s after), a POST of a caller whose
- * charge is over cpuShareFactor times the average of the other active callers (and over 30 ms) is refused before its
- * body is read: 429, Retry-After: 1, -32600 naming the limit. Equal callers are never refused, nor the only one; a
- * caller that rotates keys (clientKey values, addresses) is many callers here (docs/hosting.md#limits).
+ * event loop is saturated (a 20 ms timer late by more than cpuLagMs, and for 5 s after), a POST of a caller whose
+ * charge is over cpuShareFactor times the average of the other active callers (and over 30 ms) waits, its body
+ * unread, until the caller is back within that share (or the loop keeps up again): the waiting callers take turns,
+ * one POST each per turn, in the order they began to wait, so the others' requests are served first. A caller with
+ * 256 POSTs waiting already is refused: 429, Retry-After: 1, -32600 naming the limit. Equal callers never wait, nor the
+ * only one; a caller that rotates keys (clientKey values, addresses) is many callers here (docs/hosting.md#limits).
  */
 /** A refusal, as quotas.ts's QuotaRefusal (not imported: quotas.ts holds this). */
 interface ShareRefusal {
@@ -41,44 +43,77 @@ export function billed(res: object, write: () => void): void {
 
 const HALF_LIFE_MS = 1000;
 const TICK_MS = 20;
-/** How long the loop counts as saturated after a late tick (so that a throttled caller does not swing it back at once). */
-const HOLD_MS = 1000;
+/**
+ * How long the loop counts as saturated after a late tick: long, so that a caller held back is not let go all at once
+ * the moment it stops hurting (it would saturate the loop again, and the others would wait for it once more).
+ */
+const HOLD_MS = 5000;
 /** The timer stops after this long without a charge. */
 const IDLE_MS = 2000;
 /**
- * Below this decayed charge (ms: about 20 ms a second at a steady rate) a caller is never refused: bursts of light
- * callers (a start, a reconnect) are not what the rule is for.
+ * Below this decayed charge (ms: about 20 ms a second at a steady rate) a caller never waits: bursts of light callers
+ * (a start, a reconnect) are not what the rule is for.
  */
 const FLOOR_MS = 30;
 /** Below this decayed charge (ms) a caller is no longer active (and is forgotten). */
 const ACTIVE_MS = 0.05;
+/** How often the waiting callers take a turn (ms). */
+const TURN_MS = 5;
+/** POSTs of one caller that may wait; one more is refused. */
+export const MAX_WAITING = 256;
 
 interface Charge {
   ms: number;
   at: number;
 }
 
+/** A POST waiting for its caller's turn: called with true when its turn comes, false when the endpoint closes. */
+export type Waiting = (go: boolean) => void;
+
 export class CpuShare {
   private readonly charges = new Map<string, Charge>();
+  /** The callers waiting for a turn, in the order they take it, each with its POSTs in order. */
+  private readonly waiting = new Map<string, Waiting[]>();
   private timer: ReturnType<typeof setInterval> | undefined;
+  private turns: ReturnType<typeof setTimeout> | undefined;
   private expected = 0;
   private lastCharge = 0;
   private saturatedUntil = -Infinity;
   private ticks = 0;
 
-  /** `factor` 0: never refuse (nothing is measured). */
+  /** `factor` 0: nothing waits, nothing is measured. */
   constructor(
     private readonly factor: number,
     private readonly lagMs: number,
   ) {}
 
-  /** The refusal of a POST of `caller` now, or undefined: it may go on. */
-  check(caller: string | undefined): ShareRefusal | undefined {
-    if (!this.factor || caller === undefined) return undefined;
-    const now = performance.now();
-    if (now >= this.saturatedUntil) return undefined;
-    const mine = this.charges.has(caller) ? decayed(this.charges.get(caller)!, now) : 0;
-    if (mine < FLOOR_MS) return undefined;
+  /**
+   * A POST of `caller`: `go(true)` now, or once its turn comes (the caller is over its share of a saturated loop, or
+   * has POSTs waiting already); the refusal instead when MAX_WAITING of its POSTs wait already.
+   */
+  admit(caller: string | undefined, go: Waiting): ShareRefusal | undefined {
+    if (!this.factor || caller === undefined) return void go(true);
+    const queue = this.waiting.get(caller);
+    if (queue) {
+      if (queue.length >= MAX_WAITING) return this.refusal(caller);
+      return void queue.push(go);
+    }
+    if (!this.overShare(caller, performance.now())) return void go(true);
+    this.waiting.set(caller, [go]);
+    this.scheduleTurns();
+  }
+
+  /** Whether `caller` is over its share now: the loop saturated, its charge over the floor and over factor × the others' average. */
+  private overShare(caller: string, now: number): boolean {
+    if (now >= this.saturatedUntil) return false;
+    const c = this.charges.get(caller);
+    const mine = c ? decayed(c, now) : 0;
+    if (mine < FLOOR_MS) return false;
+    const { others, active } = this.othersOf(caller, now);
+    return active > 0 && mine > this.factor * (others / active);
+  }
+
+  private othersOf(caller: string, now: number): { others: number; active: number } {
     let others = 0;
     let active = 0;
     for (const [key, c] of this.charges) {
@@ -89,10 +124,40 @@ export class CpuShare {
         active++;
       }
     }
-    if (!active || mine <= this.factor * (others / active)) return undefined;
-    const share = Math.round((100 * mine) / (mine + others));
-    const what = `while the server is saturated this client uses ${share} % of its time, over ${this.factor} times the average of the ${active} other clients`;
+    return { others, active };
+  }
+
+  private refusal(caller: string): ShareRefusal {
+    const now = performance.now();
+    const mine = decayed(this.charges.get(caller) ?? { ms: 0, at: now }, now);
+    const { others, active } = this.othersOf(caller, now);
+    const share = Math.round((100 * mine) / (mine + others || 1));
+    const what = `while the server is saturated this client uses ${share} % of its time, over ${this.factor} times the average of the ${active} other clients, and has ${MAX_WAITING} requests waiting for their turn`;
     return { limit: "cpuShareFactor", max: this.factor, what, retryAfter: 1 };
+  }
+
+  private scheduleTurns(): void {
+    if (this.turns) return;
+    this.turns = setTimeout(() => this.takeTurns(), TURN_MS);
+    (this.turns as { unref?: () => void }).unref?.();
+  }
+
+  /** Each waiting caller back within its share starts its next POST, and goes to the back of the line. */
+  private takeTurns(): void {
+    this.turns = undefined;
+    const now = performance.now();
+    try {
+      for (const caller of [...this.waiting.keys()]) {
+        if (this.overShare(caller, now)) continue;
+        const queue = this.waiting.get(caller)!;
+        const go = queue.shift()!;
+        this.waiting.delete(caller);
+        if (queue.length) this.waiting.set(caller, queue);
+        go(true);
+      }
+    } finally {
+      if (this.waiting.size) this.scheduleTurns();
+    }
   }
 
   /** `ms` of the event loop's time used for `caller`. */
@@ -113,14 +178,19 @@ export class CpuShare {
     if (this.factor && caller !== undefined) payers.set(res, (ms) => this.charge(caller, ms));
   }
 
-  /** Stop the timer (the endpoint closes). */
+  /** Stop the timers; every POST still waiting is told (go(false)): the endpoint closes. */
   close(): void {
-    clearInterval(this.timer);
-    this.timer = undefined;
+    this.stopWatching();
+    clearTimeout(this.turns);
+    this.turns = undefined;
+    const waiting = [...this.waiting.values()].flat();
+    this.waiting.clear();
+    for (const go of waiting) go(false);
   }
 
-  private forgetIdle(now: number): void {
-    forget(this.charges, now);
+  private stopWatching(): void {
+    clearInterval(this.timer);
+    this.timer = undefined;
   }
 
   /** A timer whose lateness is the event loop's: saturated while it is late by more than lagMs. */
@@ -130,8 +200,8 @@ export class CpuShare {
       const t = performance.now();
       if (t - this.expected > this.lagMs) this.saturatedUntil = t + HOLD_MS;
       this.expected = t + TICK_MS;
-      if (++this.ticks % 50 === 0) this.forgetIdle(t);
-      if (t - this.lastCharge > IDLE_MS) this.close();
+      if (++this.ticks % 50 === 0) forget(this.charges, t);
+      if (t - this.lastCharge > IDLE_MS) this.stopWatching();
     }, TICK_MS));
     (timer as { unref?: () => void }).unref?.();
   }
