@@ -345,6 +345,23 @@ export const MUTATIONS: Mutation[] = [
     filter: "keeps up",
   },
   {
+    id: "batch-members-timed",
+    rule: "A batch's members started or answered after its request's start are timed and told to the sink (Sink.spent), so HTTP charges them to the caller's share of the event loop (docs/hosting.md#limits).",
+    file: "runtime/src/protocol/batch.ts",
+    find: "    sink.spent?.(performance.now() - began);",
+    replace: "",
+    test: "test/runtime/batch-spent.test.ts",
+  },
+  {
+    id: "batch-members-charged",
+    rule: "Over HTTP, the time a batch's members take after the POST's start is charged to its caller (docs/hosting.md#limits).",
+    file: "runtime/src/transport/http/exchange.ts",
+    find: "    spentOn(this.res, ms);",
+    replace: "",
+    test: "test/runtime/batch-spent.test.ts",
+    filter: "over HTTP",
+  },
+  {
     id: "batch-members",
     rule: "A 2025-03-26 batch over batchMembers is refused whole, -32600 (docs/hosting.md#limits)",
     file: "runtime/src/protocol/batch.ts",

@@ -6,7 +6,7 @@
  * late by more than cpuLagMs, 256 POSTs waiting per caller, a turn every 5 ms.
  */
 import { afterEach, beforeEach, expect, it, vi } from "vitest";
-import { CpuShare } from "../../runtime/src/transport/http/cpu-share.js";
+import { CpuShare, spentOn } from "../../runtime/src/transport/http/cpu-share.js";
 
 /** The fake clock plus `skew`: a jump of skew is the loop held by a long synchronous call (no timer ran meanwhile). */
 let skew = 0;
@@ -112,4 +112,15 @@ it("cpuShareFactor 0 (the default): nothing waits, however saturated and however
   let went = 0;
   for (let i = 0; i < 300; i++) expect(share.admit("heavy", () => went++)).toBeUndefined();
   expect(went).toBe(300);
+});
+
+it("time spent on a request after its start (a batch's members, Sink.spent) is charged to its caller: then it waits", () => {
+  const share = saturated();
+  const res = {};
+  share.billTo(res, "batches");
+  spentOn(res, 500);
+  const went: string[] = [];
+  share.admit("batches", () => went.push("batches"));
+  share.admit("light", () => went.push("light"));
+  expect(went).toEqual(["light"]);
 });

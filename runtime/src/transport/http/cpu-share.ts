@@ -41,6 +41,11 @@ export function billed(res: object, write: () => void): void {
   }
 }
 
+/** `ms` spent later on `res`'s request (a batch's members: Sink.spent), charged to its caller if one was named. */
+export function spentOn(res: object, ms: number): void {
+  payers.get(res)?.(ms);
+}
+
 const HALF_LIFE_MS = 1000;
 const TICK_MS = 20;
 /**
