@@ -345,6 +345,15 @@ export const MUTATIONS: Mutation[] = [
     filter: "keeps up",
   },
   {
+    id: "cpu-share-verified",
+    rule: "A window over 10 ms is charged only what the process's CPU time says it ran: a descheduled process does not make a well-behaved caller wait (docs/hosting.md#limits).",
+    file: "runtime/src/transport/http/cpu-share.ts",
+    find: "    if (ms > VERIFY_MS) ms = this.verified(ms, now);",
+    replace: "",
+    test: "test/runtime/cpu-share.test.ts",
+    filter: "stretched",
+  },
+  {
     id: "batch-members-timed",
     rule: "A batch's members started or answered after its request's start are timed and told to the sink (Sink.spent), so HTTP charges them to the caller's share of the event loop (docs/hosting.md#limits).",
     file: "runtime/src/protocol/batch.ts",

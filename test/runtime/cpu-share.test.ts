@@ -3,7 +3,8 @@
  * its share of a saturated loop waits for its turn (never refused while its line is short), the others go at once,
  * waiting callers take turns, a full line is refused, a closing endpoint tells every waiting POST. The numbers are
  * the documented ones (docs/hosting.md#limits): half-life 1 s, floor 30 ms, saturated for 5 s after a 20 ms timer is
- * late by more than cpuLagMs, 256 POSTs waiting per caller, a turn every 5 ms.
+ * late by more than cpuLagMs, 256 POSTs waiting per caller, a turn every 5 ms, a window over 10 ms charged what the
+ * process's CPU time says it ran.
  */
 import { afterEach, beforeEach, expect, it, vi } from "vitest";
 import { CpuShare, spentOn } from "../../runtime/src/transport/http/cpu-share.js";
@@ -15,6 +16,10 @@ beforeEach(() => {
   skew = 0;
   const fakeNow = performance.now.bind(performance);
   vi.spyOn(performance, "now").mockImplementation(() => fakeNow() + skew);
+  // The process's CPU time runs far ahead of the clock (as many busy threads would), so that a charge is never cut
+  // by it, unless a test says otherwise: these tests charge windows without letting their time pass.
+  let reads = 0;
+  vi.spyOn(process, "cpuUsage").mockImplementation(() => ({ user: ++reads * 1e9, system: 0 }));
 });
 afterEach(() => {
   vi.restoreAllMocks();
@@ -123,4 +128,29 @@ it("time spent on a request after its start (a batch's members, Sink.spent) is c
   share.admit("batches", () => went.push("batches"));
   share.admit("light", () => went.push("light"));
   expect(went).toEqual(["light"]);
+});
+
+it("a window the machine stretched (300 ms of wall time, 1 ms of the process's CPU) is charged 10 ms: its caller does not wait", () => {
+  let cpuMs = 0;
+  vi.spyOn(process, "cpuUsage").mockImplementation(() => ({ user: cpuMs * 1000, system: 0 }));
+  const share = saturated();
+  // Right after the watch's tick: 300 ms pass with no timer run, of which the process ran 1 ms (descheduled).
+  skew += 300;
+  cpuMs += 1;
+  share.charge("stalled", 300);
+  const went: string[] = [];
+  share.admit("stalled", () => went.push("stalled"));
+  expect(went).toEqual(["stalled"]);
+});
+
+it("a window that ran the CPU it took (300 ms of both) is charged in full: its caller waits", () => {
+  let cpuMs = 0;
+  vi.spyOn(process, "cpuUsage").mockImplementation(() => ({ user: cpuMs * 1000, system: 0 }));
+  const share = saturated();
+  skew += 300;
+  cpuMs += 300;
+  share.charge("heavy", 300);
+  const went: string[] = [];
+  share.admit("heavy", () => went.push("heavy"));
+  expect(went).toEqual([]);
 });
