@@ -7,6 +7,8 @@
 //
 //   node bench/soak.mjs [--seconds 300] [--clients 200] [--think-ms 100] [--only baseline|hostile] [--json out.json]
 //                       [--floods session,task,batch,long-uri] (what the hostile client floods; default all four)
+//                       [--rounds N] (N rounds of baseline then hostile, each --seconds/N, latencies pooled per kind)
+//                       [--server-flags --cpu-prof,--cpu-prof-dir=/tmp/prof] (node flags for the server)
 //
 // Ordinary clients (one keep-alive connection each, from 127.0.0.1): half 2025-11-25 legacy sessions (initialize and
 // notifications/initialized first, not timed), half 2026-07-28 modern requests (_meta, MCP-Protocol-Version,
@@ -20,6 +22,7 @@ import { spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import os from "node:os";
 import { performance } from "node:perf_hooks";
 import { Pool } from "undici";
 import { percentiles } from "./lib/http.mjs";
@@ -35,7 +38,15 @@ const SLOTS = Number(arg("clients", 200));
 const THINK_MS = Number(arg("think-ms", 100));
 const ONLY = arg("only");
 const JSON_OUT = arg("json");
+// Interleaved: this many rounds of (baseline, hostile), each run --seconds / --rounds long on a fresh server, the
+// latencies of each kind pooled (the machine's load changes less between neighbouring runs than over 10 minutes).
+const ROUNDS = Number(arg("rounds", 1));
 const FLOODS = arg("floods", "session,task,batch,long-uri").split(",");
+// Extra node flags for the server (e.g. --server-flags=--cpu-prof,--cpu-prof-dir=/tmp/prof), comma-separated.
+const SERVER_FLAGS = (arg("server-flags", "") || "").split(",").filter(Boolean);
+// The hostile client's own process (spawned by run() below), so that its work never delays the ordinary clients'
+// event loop: their latencies are the server's, not this process's.
+const HOSTILE_CHILD = arg("hostile-child");
 const WARMUP_S = Math.min(5, SECONDS / 10);
 const LEGACY = "2025-11-25";
 const BATCHES = "2025-03-26";
@@ -49,7 +60,7 @@ const HEADERS = {
 async function startServer() {
   const child = spawn(
     process.execPath,
-    [join(here, "servers", "soak-server.mjs")],
+    [...SERVER_FLAGS, join(here, "servers", "soak-server.mjs")],
     {
       env: { ...process.env, PORT: "0" },
       stdio: ["ignore", "ignore", "pipe"],
@@ -280,6 +291,35 @@ async function hostile(url, path, state) {
   return counts;
 }
 
+/** The hostile client in a child process (this script with --hostile-child): stop() ends it; `counts` is what it got. */
+function hostileProcess(origin, path) {
+  const child = spawn(
+    process.execPath,
+    [
+      fileURLToPath(import.meta.url),
+      "--hostile-child",
+      origin,
+      "--path",
+      path,
+      "--floods",
+      FLOODS.join(","),
+    ],
+    { stdio: ["pipe", "pipe", "inherit"] },
+  );
+  let out = "";
+  child.stdout.on("data", (d) => (out += d));
+  const counts = new Promise((resolve) =>
+    child.once("exit", () => {
+      try {
+        resolve(JSON.parse(out));
+      } catch {
+        resolve({ error: out.slice(0, 200) });
+      }
+    }),
+  );
+  return { stop: () => child.stdin.end(), counts };
+}
+
 /** One run on a fresh server: `withHostile` or not. */
 async function run(withHostile) {
   const server = await startServer();
@@ -287,6 +327,7 @@ async function run(withHostile) {
   const origin = `${u.protocol}//${u.host}`;
   const path = u.pathname;
   const rss = { start: rssMb(server.child.pid), peak: 0, end: 0 };
+  const loadStart = os.loadavg()[0].toFixed(1);
   rss.peak = rss.start;
   const sampler = setInterval(() => {
     try {
@@ -307,16 +348,17 @@ async function run(withHostile) {
   const clients = Array.from({ length: ordinaryClients }, (_, c) =>
     ordinary(pool, path, c, state),
   );
-  const hostileRun = withHostile ? hostile(origin, path, state) : undefined;
+  const hostileRun = withHostile ? hostileProcess(origin, path) : undefined;
   await new Promise((r) => setTimeout(r, WARMUP_S * 1000));
   state.counting = true;
   const t0 = performance.now();
-  await new Promise((r) => setTimeout(r, SECONDS * 1000));
+  await new Promise((r) => setTimeout(r, (SECONDS / ROUNDS) * 1000));
   state.counting = false;
   const elapsed = (performance.now() - t0) / 1000;
   state.stop = true;
+  hostileRun?.stop();
   await Promise.all(clients);
-  const hostileCounts = hostileRun ? await hostileRun : undefined;
+  const hostileCounts = hostileRun ? await hostileRun.counts : undefined;
   await pool.close();
   clearInterval(sampler);
   rss.end = rssMb(server.child.pid);
@@ -324,8 +366,10 @@ async function run(withHostile) {
   server.child.kill("SIGTERM");
   const p = percentiles(state.latencies);
   return {
+    latencies: state.latencies,
+    load: [loadStart, os.loadavg()[0].toFixed(1)],
     run: withHostile ? "hostile" : "baseline",
-    seconds: SECONDS,
+    seconds: SECONDS / ROUNDS,
     ordinaryClients,
     calls: state.latencies.length,
     callsPerSecond: Math.round(state.latencies.length / elapsed),
@@ -342,16 +386,67 @@ async function run(withHostile) {
   };
 }
 
+if (HOSTILE_CHILD) {
+  // The hostile child: floods until its stdin closes, then prints its counts.
+  const state = { stop: false };
+  process.stdin.resume();
+  process.stdin.once("end", () => (state.stop = true));
+  const counts = await hostile(HOSTILE_CHILD, arg("path"), state);
+  process.stdout.write(JSON.stringify(counts));
+  process.exit(0);
+}
+
+/** The runs of one kind pooled: its latencies together, its RSS the first start, the highest peak, the last end. */
+function pooled(runs) {
+  const latencies = runs.flatMap((r) => r.latencies);
+  const p = percentiles(latencies);
+  const sum = (k) => runs.reduce((n, r) => n + r[k], 0);
+  return {
+    run: runs[0].run,
+    seconds: sum("seconds"),
+    rounds: runs.length,
+    ordinaryClients: runs[0].ordinaryClients,
+    calls: latencies.length,
+    callsPerSecond: Math.round(latencies.length / sum("seconds")),
+    errors: sum("errors"),
+    firstError: runs.find((r) => r.firstError)?.firstError,
+    p50: p.p50Ms,
+    p99: p.p99Ms,
+    rssMb: {
+      start: runs[0].rssMb.start,
+      peak: Math.max(...runs.map((r) => r.rssMb.peak)),
+      end: runs.at(-1).rssMb.end,
+    },
+    hostile: runs[0].hostile && runs.map((r) => r.hostile),
+    load: runs.map((r) => r.load),
+  };
+}
+
+const kinds = [false, true].filter(
+  (h) => !ONLY || ONLY === (h ? "hostile" : "baseline"),
+);
+const byKind = new Map(kinds.map((h) => [h, []]));
+for (let round = 0; round < ROUNDS; round++)
+  for (const withHostile of kinds) {
+    const r = await run(withHostile);
+    byKind.get(withHostile).push(r);
+    if (ROUNDS > 1)
+      console.log(
+        `  round ${round + 1} ${r.run}: p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms, load ${r.load.join("/")}`,
+      );
+  }
 const results = [];
-for (const withHostile of [false, true]) {
-  if (ONLY && ONLY !== (withHostile ? "hostile" : "baseline")) continue;
-  const r = await run(withHostile);
+for (const runs of byKind.values()) {
+  const r = pooled(runs);
   results.push(r);
   console.log(
-    `${r.run.padEnd(8)} ${r.ordinaryClients} ordinary clients, ${r.seconds} s: ${r.calls} calls (${r.callsPerSecond}/s), ${r.errors} errors, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms; server RSS start ${r.rssMb.start} MiB, peak ${r.rssMb.peak}, end ${r.rssMb.end}`,
+    `${r.run.padEnd(8)} ${r.ordinaryClients} ordinary clients, ${r.seconds} s${r.rounds > 1 ? ` in ${r.rounds} rounds` : ""}: ${r.calls} calls (${r.callsPerSecond}/s), ${r.errors} errors, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms; server RSS start ${r.rssMb.start} MiB, peak ${r.rssMb.peak}, end ${r.rssMb.end}; load average ${r.load.join(", ")}`,
   );
   if (r.firstError) console.log(`  first error: ${r.firstError}`);
-  if (r.hostile) console.log(`  hostile got: ${JSON.stringify(r.hostile)}`);
+  if (r.hostile)
+    console.log(
+      `  hostile got: ${JSON.stringify(r.hostile.length === 1 ? r.hostile[0] : r.hostile)}`,
+    );
 }
 if (results.length === 2) {
   const [b, h] = results;
@@ -359,5 +454,9 @@ if (results.length === 2) {
     `ratio with/without the hostile client: p50 ${(h.p50 / b.p50).toFixed(2)}x, p99 ${(h.p99 / b.p99).toFixed(2)}x (goal: p99 within 1.5x)`,
   );
 }
-if (JSON_OUT) writeFileSync(JSON_OUT, JSON.stringify(results, null, 2));
+if (JSON_OUT)
+  writeFileSync(
+    JSON_OUT,
+    JSON.stringify(results, (k, v) => (k === "latencies" ? undefined : v), 2),
+  );
 process.exitCode = results.some((r) => r.errors > 0) ? 1 : 0;

@@ -36,3 +36,5 @@ await server.serveHttp({
     return typeof name === "string" ? name : remoteAddress;
   },
 });
+// A normal exit on SIGTERM, so that --cpu-prof (bench/soak.mjs --server-flags) writes its profile.
+process.once("SIGTERM", () => process.exit(0));

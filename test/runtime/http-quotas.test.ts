@@ -6,7 +6,7 @@
  */
 import { request as httpRequest, type IncomingHttpHeaders } from "node:http";
 import { PassThrough } from "node:stream";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { createServer, serveStdio, type HttpHandle, type HttpOptions } from "../../runtime/dist/index.js";
 import { addressKey } from "../../runtime/src/transport/http/quotas.js";
 import { initializeBody, jsonPost, modernRequest, sessionHeaders } from "./http-helpers.js";
@@ -385,10 +385,31 @@ describe("the event loop's fair share (limits.cpuShareFactor, opt-in, here 4; cp
     return { statuses, refusal };
   }
 
-  it("a caller that holds a saturated event loop is refused (429, Retry-After: 1); another caller's calls are all served", async () => {
+  it("process.cpuUsage (a system call: 22 % of the soak server's time when read per request) is never read per request: off, never; on, at most once per 20 ms tick", async () => {
+    const cpuUsage = vi.spyOn(process, "cpuUsage");
+    try {
+      for (const limits of [{}, { cpuShareFactor: 4 }]) {
+        const url = await serve({ limits });
+        cpuUsage.mockClear();
+        const began = performance.now();
+        for (let i = 0; i < 20; i++) {
+          const r = modernRequest(i + 1, "tools/call", { name: "echo", arguments: {} });
+          expect((await call(url, { from: B, headers: r.headers, body: r.body })).status).toBe(200);
+        }
+        const ticks = Math.floor((performance.now() - began) / 20) + 2;
+        if (!("cpuShareFactor" in limits)) expect(cpuUsage).not.toHaveBeenCalled();
+        else expect(cpuUsage.mock.calls.length).toBeLessThanOrEqual(ticks);
+      }
+    } finally {
+      cpuUsage.mockRestore();
+    }
+  });
+
+  it("a caller that holds a saturated event loop waits for its turn, never refused while its line is short; another caller's calls are all served", async () => {
     const url = await serve({ limits: { cpuShareFactor: 4 } });
     let stop = false;
-    // B: a light client, a short call at a time; A: four loops of calls that each hold the loop for 50 ms.
+    // B: a light client, a short call at a time; A: four loops of calls that each hold the loop for 50 ms, for 6 s
+    // (over its share after a few: then each of its calls waits for A's charge to decay, its body unread).
     const light = (async () => {
       const statuses: number[] = [];
       for (let i = 0; !stop; i++) {
@@ -398,22 +419,15 @@ describe("the event loop's fair share (limits.cpuShareFactor, opt-in, here 4; cp
       }
       return statuses;
     })();
-    const deadline = Date.now() + 15_000;
-    // Until A is refused (or the deadline, failing below).
-    const heavy = await flood(url, A, {}, 4, 50, (refused) => refused || Date.now() > deadline);
-    const a = heavy.refusal;
+    const deadline = Date.now() + 6000;
+    const heavy = await flood(url, A, {}, 4, 50, () => Date.now() > deadline);
     stop = true;
     const b = await light;
-    expect(a, `A got only ${[...new Set(heavy.statuses)]}`).toBeDefined();
-    expect(a!.headers["retry-after"]).toBe("1");
-    expect(a!.json.error.code).toBe(-32600);
-    expect(a!.json.error.data).toEqual({ limit: "cpuShareFactor", max: 4 });
-    expect(a!.json.error.message).toMatch(
-      /^Too Many Requests: while the server is saturated this client uses \d+ % of its time, over 4 times the average of the 1 other clients \(limit cpuShareFactor: 4\)$/,
-    );
+    expect(heavy.statuses.length).toBeGreaterThan(4);
+    expect(new Set(heavy.statuses)).toEqual(new Set([200]));
     expect(b.length).toBeGreaterThan(0);
     expect(new Set(b)).toEqual(new Set([200]));
-  }, 30_000);
+  }, 60_000);
 
   it("many callers of the same weight at full load are never refused", async () => {
     // Eight callers (clientKey from a header), each two loops of 30 ms calls, for 40 calls each: the loop is saturated

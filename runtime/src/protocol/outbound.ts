@@ -14,6 +14,11 @@ export interface Sink {
   sendEvent?(message: JsonRpcMessage): void;
   /** Close the connection carrying this request's stream, keeping the stream resumable (HTTP only; see RequestContext.closeStream). */
   closeStream?(): boolean;
+  /**
+   * `ms` of the event loop's time spent on this request after its synchronous start: a batch's members started or
+   * answered later (protocol/batch.ts). HTTP charges it to the request's caller (transport/http/cpu-share.ts).
+   */
+  spent?(ms: number): void;
   /** HTTP: the W3C trace context of the request's headers (protocol/telemetry.ts), when it carried a traceparent. */
   readonly traceCarrier?: Partial<Record<"traceparent" | "tracestate" | "baggage", string>>;
 }

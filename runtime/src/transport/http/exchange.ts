@@ -1,5 +1,5 @@
 /** One POST's exchange: its JSON response, or its SSE stream. */
-import { billed } from "./cpu-share.js";
+import { billed, spentOn } from "./cpu-share.js";
 import type { Sink } from "../../protocol/connection.js";
 import { boundedJson, type MessageLimits } from "../../protocol/limits.js";
 import type { InFlight } from "../../protocol/request.js";
@@ -57,6 +57,11 @@ export class Exchange implements Sink {
   /** `message` to the client (its encoding and writing charged to the request's caller: cpu-share.ts). */
   send(message: JsonRpcMessage): void {
     billed(this.res, () => this.deliver(message));
+  }
+
+  /** Time spent on this POST's request after its start (a batch's members), charged to its caller (cpu-share.ts). */
+  spent(ms: number): void {
+    spentOn(this.res, ms);
   }
 
   private deliver(message: JsonRpcMessage): void {

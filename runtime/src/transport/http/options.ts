@@ -39,14 +39,16 @@ export interface HttpLimits extends MessageLimits {
   streamBufferBytes?: number;
   /**
    * The event loop shared fairly (transport/http/cpu-share.ts): while it is saturated (see `cpuLagMs`), a POST of a
-   * caller that used more than this many times the average of the other active callers' CPU time here (the
-   * synchronous part of their POSTs and their answers' encoding, decayed with a half-life of 1 s), and over 30 ms, is
-   * refused with 429, `Retry-After: 1` and `Connection: close`, its body unread. Opt-in: default 0 (off), as
-   * process CPU time also counts the JIT's and GC's threads, which refused a well-behaved caller now and then; 4 is
-   * what the soak (bench/soak.mjs) runs with.
+   * caller that used more than this many times the average of the other active callers' time on the event loop (the
+   * synchronous part of their POSTs and their answers' encoding, wall time, over 10 ms only what the process's CPU
+   * time says it ran, decayed with a half-life of 1 s), and
+   * over 30 ms, waits for its turn, its body unread: waiting callers take turns (one POST each every 5 ms) as their
+   * charges decay. A caller with 256 POSTs waiting is refused with 429, `Retry-After: 1` and `Connection: close`.
+   * Opt-in: default 0 (off), since a heavy caller with only light company is held to about 2 % of the loop while it
+   * saturates the loop itself; 4 is what the soak (bench/soak.mjs) runs with.
    */
   cpuShareFactor?: number;
-  /** How late (ms) a 20 ms timer must be for the event loop to count as saturated (for 1 s after). Default 10. */
+  /** How late (ms) a 20 ms timer must be for the event loop to count as saturated (for 5 s after). Default 10. */
   cpuLagMs?: number;
 }
 

@@ -17,7 +17,7 @@ import type { Incoming, Reply } from "./io.js";
 import type { LegacyPost, LegacyStreamableHttp } from "./legacy.js";
 import type { MessageLimits } from "../../protocol/limits.js";
 import type { CallerQuotas } from "./quotas.js";
-import { cpuNow } from "./cpu-share.js";
+import { loopNow } from "./cpu-share.js";
 import type { JsonBodies } from "./read-json.js";
 import type { Responder } from "./respond.js";
 import type { LegacySessions } from "./session-table.js";
@@ -54,19 +54,24 @@ export class PostRoute {
   /** Serve a POST to the endpoint (its principal verified already, with authorization). */
   serve(req: Incoming, res: Reply, principal: Principal | undefined): void {
     const post: Post = { req, res, accept: parseAccept(one(req.headers.accept)), principal };
-    // A caller far over its share of a saturated event loop is refused before its body costs anything (cpu-share.ts).
+    // A caller over its share of a saturated event loop waits for its turn, its body unread (cpu-share.ts).
     const caller = this.t.quotas.callerOf(req, principal);
-    const overShare = this.t.quotas.cpu.check(caller);
-    // The connection is closed after it: its body (maybe megabytes) is never read.
-    if (overShare) return this.t.responder.quota(res, overShare, null, { connection: "close" });
-    this.t.quotas.cpu.billTo(res, caller);
-    this.t.bodies.read(req, res, post.accept, (value, began) => {
-      try {
-        this.accepted(post, value);
-      } finally {
-        this.t.quotas.cpu.charge(caller, cpuNow() - began);
-      }
+    const cpu = this.t.quotas.cpu;
+    const refused = cpu.admit(caller, (go) => {
+      if (!go) return this.t.responder.invalidRequest(res, 503, "Service Unavailable: the server is shutting down");
+      // The client left while it waited: nothing to read or run.
+      if (res.destroyed) return;
+      cpu.billTo(res, caller);
+      this.t.bodies.read(req, res, post.accept, (value, began) => {
+        try {
+          this.accepted(post, value);
+        } finally {
+          cpu.charge(caller, loopNow() - began);
+        }
+      });
     });
+    // The connection is closed after it: its body (maybe megabytes) is never read.
+    if (refused) this.t.responder.quota(res, refused, null, { connection: "close" });
   }
 
   /** A POST's parsed body: its session found (restored from a shared store first), then routed. */

@@ -1,5 +1,5 @@
 /** The checks every POST passes before its era matters: Content-Type, Accept, the body's size and its JSON. */
-import { cpuNow } from "./cpu-share.js";
+import { loopNow } from "./cpu-share.js";
 import { isJsonType, one, type Accept } from "./body.js";
 import type { Incoming, Reply } from "./io.js";
 import type { Responder } from "./respond.js";
@@ -15,14 +15,14 @@ export class JsonBodies {
   ) {}
 
   /**
-   * The POST's JSON body to `done` (with the cpuNow() at which its bytes were all in: what decoding and parsing
+   * The POST's JSON body to `done` (with the loopNow() at which its bytes were all in: what decoding and parsing
    * them cost is its caller's, cpu-share.ts), or the answer why there is none (415, 406, 413, 400, -32700).
    */
   read(req: Incoming, res: Reply, accept: Accept, done: (value: unknown, began: number) => void): void {
     const responder = this.responder;
     if (!isJsonType(one(req.headers["content-type"]))) return responder.invalidRequest(res, 415, "Unsupported Media Type: Content-Type must be application/json");
     if (!accept.json && !accept.sse) return responder.invalidRequest(res, 406, "Not Acceptable: Accept must allow application/json or text/event-stream");
-    const accepted = (value: unknown, began = cpuNow()) => {
+    const accepted = (value: unknown, began = loopNow()) => {
       try {
         done(value, began);
       } catch (err) {
@@ -36,7 +36,7 @@ export class JsonBodies {
     req.readBody(
       limit,
       (body) => {
-        const began = cpuNow();
+        const began = loopNow();
         let text: string;
         try {
           text = utf8.decode(body);
