@@ -166,7 +166,8 @@ describe("create-mcp-server-generate", () => {
       join(work.dir, "declared"),
       { name: "demo", version: "1.0.0", tools: [{ name: "k8s.inject", inputSchema: { type: "object", properties: { pod: { type: "string" } } }, outputSchema: { type: "object" } }] },
       {
-        "src/tools/k8s_inject.ts": 'import type { K8sInjectTool } from "../../generated/handlers.js";\nexport const handler: K8sInjectTool = ({ pod }) => ({ content: [], structuredContent: { pod } });\n',
+        "src/tools/k8s_inject.ts":
+          'import type { K8sInjectTool } from "../../generated/handlers.js";\nexport const handler: K8sInjectTool = ({ pod }) => ({ content: [], structuredContent: { pod } });\n',
         // Inferred from the body, the type would also have the `evaluated` that ajv's code assigns to the function.
         "src/check.ts":
           'import validate from "../generated/validators/k8s_inject.input.js";\ntype Declared = typeof validate extends { evaluated: unknown } ? "inferred" : "declared";\nexport const declared: Declared = "declared";\nexport const valid: boolean = validate({ pod: "a" });\n',
