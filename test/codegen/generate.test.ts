@@ -161,6 +161,25 @@ describe("create-mcp-server-generate", () => {
     expect(tsc.status, tsc.stdout).toBe(0);
   });
 
+  it("declares a validator's type instead of leaving tsc to infer it from ajv's code, and names a tool with a digit before a lowercase letter as handlers.ts imports it", async () => {
+    const dir = makeProject(
+      join(work.dir, "declared"),
+      { name: "demo", version: "1.0.0", tools: [{ name: "k8s.inject", inputSchema: { type: "object", properties: { pod: { type: "string" } } }, outputSchema: { type: "object" } }] },
+      {
+        "src/tools/k8s_inject.ts":
+          'import type { K8sInjectTool } from "../../generated/handlers.js";\nexport const handler: K8sInjectTool = ({ pod }) => ({ content: [], structuredContent: { pod } });\n',
+        // Inferred from the body, the type would also have the `evaluated` that ajv's code assigns to the function.
+        "src/check.ts":
+          'import validate from "../generated/validators/k8s_inject.input.js";\ntype Declared = typeof validate extends { evaluated: unknown } ? "inferred" : "declared";\nexport const declared: Declared = "declared";\nexport const valid: boolean = validate({ pod: "a" });\n',
+        "tsconfig.json": HANDLERS["tsconfig.json"],
+      },
+    );
+    const r = await generate(dir);
+    expect([r.status, r.stderr]).toEqual([0, ""]);
+    const tsc = await node([join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.json", "--noEmit"], dir);
+    expect(tsc.status, tsc.stdout).toBe(0);
+  });
+
   it("names a declared handler that is missing, with a stub, and a handler whose declaration is gone; a helper is only noted", async () => {
     const dir = makeProject(
       join(work.dir, "handlers"),
