@@ -174,6 +174,16 @@ describe("query parameters: form, spaceDelimited, pipeDelimited, deepObject", ()
     await callOperation(api(), o, { path_id: 7, query_id: "q", limit: 10 });
     expect(last().url).toBe("/pets/7?id=q&limit=10");
   });
+
+  it("a path's #fragment (ReadMe's way to give one path several operations) is not sent, and the query still is", async () => {
+    const o = op({
+      path: "/cookies/{id}#formExploded",
+      parameters: [param({ name: "id", in: "path", required: true }), param({ name: "limit", in: "query" })],
+    });
+    const res = await callOperation(api(), o, { id: 7, limit: 10 });
+    expect(last().url).toBe("/cookies/7?limit=10");
+    expect(res.request.url).toBe(`${base}/cookies/7?limit=10`);
+  });
 });
 
 describe("header and cookie parameters", () => {
