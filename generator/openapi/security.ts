@@ -27,7 +27,7 @@ function variables(kind: "apiKey" | "bearer" | "basic" | "oauth2", stem: string)
 type Kind = "apiKey" | "bearer" | "basic" | "oauth2";
 
 /** What the client can do with a scheme: its kind, or the reason it is unsupported (the scheme's type, as named in the descriptor). */
-function kindOf(s: Record<string, unknown>): { kind: Kind } | { unsupported: string } {
+function kindOf(s: Record<string, unknown>): { kind: Kind } | { unsupported: string; bearer?: true } {
   const type = String(s.type ?? "");
   if (type === "apiKey" && ["header", "query", "cookie"].includes(String(s.in))) return { kind: "apiKey" };
   if (type === "http") {
@@ -38,8 +38,9 @@ function kindOf(s: Record<string, unknown>): { kind: Kind } | { unsupported: str
   if (type === "oauth2") {
     const flows = isObject(s.flows) ? s.flows : {};
     if (isObject(flows.clientCredentials) && typeof flows.clientCredentials.tokenUrl === "string") return { kind: "oauth2" };
-    return { unsupported: `oauth2 ${Object.keys(flows).join("/") || "(no flows)"}` };
+    return { unsupported: `oauth2 ${Object.keys(flows).join("/") || "(no flows)"}`, bearer: true };
   }
+  if (type === "openIdConnect") return { unsupported: type, bearer: true };
   return { unsupported: type || "(no type)" };
 }
 
@@ -51,7 +52,7 @@ export function securitySchemes(schemes: unknown, resolveUrl: (url: string) => s
     if (!isObject(s)) continue;
     const k = kindOf(s);
     if ("unsupported" in k) {
-      out[name] = { type: "unsupported", original: k.unsupported, env: {} };
+      out[name] = { type: "unsupported", original: k.unsupported, bearer: k.bearer ?? false, env: {} };
       continue;
     }
     let env = variables(k.kind, envStem(name));

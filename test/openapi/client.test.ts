@@ -87,7 +87,8 @@ const api = (over: Partial<ApiDescriptor> = {}): ApiDescriptor => ({
     bearer: { type: "http", scheme: "bearer", env: { token: "PET_TOKEN" } },
     basic: { type: "http", scheme: "basic", env: { username: "PET_USER", password: "PET_PASSWORD" } },
     oauth: { type: "oauth2", flow: "clientCredentials", tokenUrl: "", scopes: ["pets:read", "pets:write"], env: { clientId: "PET_CLIENT_ID", clientSecret: "PET_CLIENT_SECRET" } },
-    oidc: { type: "unsupported", original: "openIdConnect", env: {} },
+    oidc: { type: "unsupported", original: "openIdConnect", bearer: true, env: {} },
+    tls: { type: "unsupported", original: "mutualTLS", bearer: false, env: {} },
   },
   ...over,
 });
@@ -173,6 +174,16 @@ describe("query parameters: form, spaceDelimited, pipeDelimited, deepObject", ()
     });
     await callOperation(api(), o, { path_id: 7, query_id: "q", limit: 10 });
     expect(last().url).toBe("/pets/7?id=q&limit=10");
+  });
+
+  it("a path's #fragment (ReadMe's way to give one path several operations) is not sent, and the query still is", async () => {
+    const o = op({
+      path: "/cookies/{id}#formExploded",
+      parameters: [param({ name: "id", in: "path", required: true }), param({ name: "limit", in: "query" })],
+    });
+    const res = await callOperation(api(), o, { id: 7, limit: 10 });
+    expect(last().url).toBe("/cookies/7?limit=10");
+    expect(res.request.url).toBe(`${base}/cookies/7?limit=10`);
   });
 });
 
@@ -298,12 +309,12 @@ describe("security schemes from environment variables", () => {
 
   it("none configured: sent without credentials, and the API's 401 becomes a tool error naming the variables to set", async () => {
     respond = json(401, { message: "no key" });
-    const r = await callTool(api(), op({ security: [{ key_header: [] }, { basic: [], oauth: ["pets:read"] }, { oidc: [] }] }), {});
+    const r = await callTool(api(), op({ security: [{ key_header: [] }, { basic: [], oauth: ["pets:read"] }, { oidc: [] }, { tls: [] }] }), {});
     expect(last().headers["x-api-key"]).toBeUndefined();
     expect(last().headers.authorization).toBeUndefined();
     expect(r.isError).toBe(true);
     expect(textOf(r)).toBe(
-      'HTTP 401 Unauthorized from GET /pets: {"message":"no key"} (the API needs credentials: set PET_KEY (scheme key_header), or PET_USER and PET_PASSWORD (scheme basic) with PET_CLIENT_ID and PET_CLIENT_SECRET (scheme oauth), or the MCP caller\'s token with API_FORWARD_MCP_TOKEN=1 (scheme oidc, openIdConnect))',
+      'HTTP 401 Unauthorized from GET /pets: {"message":"no key"} (the API needs credentials: set PET_KEY (scheme key_header), or PET_USER and PET_PASSWORD (scheme basic) with PET_CLIENT_ID and PET_CLIENT_SECRET (scheme oauth), or the MCP caller\'s token with API_FORWARD_MCP_TOKEN=1 (scheme oidc, openIdConnect), or credentials this client cannot send (scheme tls, mutualTLS))',
     );
   });
 });
@@ -441,6 +452,9 @@ describe("the MCP caller's token", () => {
     // An API key still comes from its variable.
     process.env.PET_KEY = "k";
     await callOperation(api(), op({ security: [{ key_header: [] }] }), {}, ctx);
+    expect(last().headers["x-api-key"]).toBe("k");
+    // Not for mutual TLS (a certificate): the next alternative, the API key, is taken.
+    await callOperation(api(), op({ security: [{ tls: [] }, { key_header: [] }] }), {}, ctx);
     expect(last().headers["x-api-key"]).toBe("k");
     // No caller token (stdio): the variables as usual.
     await callOperation(api(), op({ security: [{ bearer: [] }] }), {}, { signal: ctx.signal });

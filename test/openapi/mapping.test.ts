@@ -182,6 +182,7 @@ describe("security schemes → descriptors and environment variables", () => {
         implicit_only: { type: "oauth2", flows: { implicit: { authorizationUrl: "https://a", scopes: {} } } },
         oidc: { type: "openIdConnect", openIdConnectUrl: "https://a/.well-known/openid-configuration" },
         tls: { type: "mutualTLS" },
+        digest: { type: "http", scheme: "digest" },
         "api-key": { type: "apiKey", in: "cookie", name: "k" },
       },
       (u) => u,
@@ -198,9 +199,10 @@ describe("security schemes → descriptors and environment variables", () => {
         scopes: ["read"],
         env: { clientId: "PETSTORE_AUTH_CLIENT_ID", clientSecret: "PETSTORE_AUTH_CLIENT_SECRET" },
       },
-      implicit_only: { type: "unsupported", original: "oauth2 implicit", env: {} },
-      oidc: { type: "unsupported", original: "openIdConnect", env: {} },
-      tls: { type: "unsupported", original: "mutualTLS", env: {} },
+      implicit_only: { type: "unsupported", original: "oauth2 implicit", bearer: true, env: {} },
+      oidc: { type: "unsupported", original: "openIdConnect", bearer: true, env: {} },
+      tls: { type: "unsupported", original: "mutualTLS", bearer: false, env: {} },
+      digest: { type: "unsupported", original: "http digest", bearer: false, env: {} },
       "api-key": { type: "apiKey", in: "cookie", name: "k", env: { value: "API_KEY_2_KEY" } },
     });
   });

@@ -54,7 +54,7 @@ const petstore: ApiDescriptor = {
   security: [],
   securitySchemes: {
     api_key: { type: "apiKey", in: "header", name: "api_key", env: { value: "PETSTORE_API_KEY" } },
-    petstore_auth: { type: "unsupported", original: "oauth2 implicit", env: {} },
+    petstore_auth: { type: "unsupported", original: "oauth2 implicit", bearer: true, env: {} },
   },
 };
 const prefer = { name: "Prefer", in: "header" as const, arg: "prefer", required: false };

@@ -35,6 +35,7 @@ function prismOnce(document: string, port: number): Promise<Mock> {
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";
+  let stopping = false;
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill("SIGKILL");
@@ -44,10 +45,16 @@ function prismOnce(document: string, port: number): Promise<Mock> {
       output += chunk.toString();
       if (!/Prism is listening on (http:\/\/\S+)/.test(output)) return;
       clearTimeout(timer);
+      // Prism exiting while the tests run makes every later request ECONNREFUSED: say why, once.
+      child.once("exit", (code, signal) => {
+        if (!stopping)
+          process.stderr.write(`prism exited (${code ?? signal}) while serving:\n${output.slice(-2000)}\n`);
+      });
       resolve({
         url: `http://127.0.0.1:${port}`,
         stop: () =>
           new Promise<void>((done) => {
+            stopping = true;
             if (child.exitCode !== null || child.signalCode !== null) return done();
             child.once("exit", () => done());
             child.kill("SIGTERM");

@@ -54,8 +54,12 @@ export type SecuritySchemeDescriptor =
       scopes: string[];
       env: { clientId: string; clientSecret: string };
     }
-  /** Schemes the client cannot satisfy by itself (OAuth 2 authorization code, OpenID Connect, mutual TLS): only the MCP caller's token, when passthrough is on, can. */
-  | { type: "unsupported"; original: string; env: Record<string, never> };
+  /**
+   * Schemes the client cannot satisfy by itself (OAuth 2 authorization code, implicit or password, OpenID Connect,
+   * mutual TLS, http schemes but bearer and basic). `bearer`: whether a bearer token stands for it (OAuth 2, OpenID
+   * Connect): then the MCP caller's, when passthrough is on, can; a client certificate (mutual TLS) nothing here can.
+   */
+  | { type: "unsupported"; original: string; bearer: boolean; env: Record<string, never> };
 
 /** One operation: the tool that calls it and how to build its HTTP request. */
 export interface OperationDescriptor {

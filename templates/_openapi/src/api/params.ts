@@ -147,9 +147,15 @@ export interface PlacedParameters {
   cookies: string[];
 }
 
+/**
+ * The path template as sent: without a `#fragment` (never part of a request: fetch drops it, and the query after it).
+ * ReadMe's documents give one path several operations that way (`/cookies#formExploded`).
+ */
+export const wirePath = (template: string): string => template.split("#")[0];
+
 /** Put each parameter of `op` from `args` (by its `arg`) in its place; a required one missing is a RequestArgumentError. */
 export function placeParameters(op: OperationDescriptor, args: Record<string, unknown>): PlacedParameters {
-  const placed: PlacedParameters = { path: op.path, query: [], headers: {}, cookies: [] };
+  const placed: PlacedParameters = { path: wirePath(op.path), query: [], headers: {}, cookies: [] };
   for (const p of op.parameters) {
     const v = args[p.arg];
     if (v === undefined) {

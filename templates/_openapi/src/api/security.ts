@@ -28,9 +28,9 @@ type Env = Record<string, string | undefined>;
 type OAuthScheme = Extract<SecuritySchemeDescriptor, { type: "oauth2" }>;
 type OAuthKey = string;
 
-/** A scheme the MCP caller's bearer token can stand for, when passthrough is on. */
+/** A scheme the MCP caller's bearer token can stand for, when passthrough is on (not mutual TLS: a certificate). */
 const takesBearer = (s: SecuritySchemeDescriptor) =>
-  (s.type === "http" && s.scheme === "bearer") || s.type === "oauth2" || s.type === "unsupported";
+  (s.type === "http" && s.scheme === "bearer") || s.type === "oauth2" || (s.type === "unsupported" && s.bearer);
 
 /** The environment variables a scheme needs (none for one the client cannot satisfy by itself). */
 export function variablesOf(s: SecuritySchemeDescriptor): string[] {
@@ -76,6 +76,8 @@ export function whatToSet(api: ApiDescriptor, op: OperationDescriptor): string {
       Object.keys(alt)
         .map((name) => {
           const s = api.securitySchemes[name];
+          if (s?.type === "unsupported" && !s.bearer)
+            return `credentials this client cannot send (scheme ${name}, ${s.original})`;
           if (!s || s.type === "unsupported")
             return `the MCP caller's token with API_FORWARD_MCP_TOKEN=1 (scheme ${name}${s ? `, ${s.original}` : ""})`;
           return `${variablesOf(s).join(" and ")} (scheme ${name})`;
