@@ -24,19 +24,12 @@ export function methodPathName(method: string, path: string): string {
 }
 
 /**
- * The type name stem the codegen gives a tool (codegen/src/names.ts pascal, which a test keeps this equal to):
+ * The type name stem the codegen gives a tool: codegen/src/names.ts pascal itself, so the two cannot drift:
  * `get-pet` → `GetPet`. The project's generated/handlers.ts names `<Stem>Tool`, `<Stem>Args`, `<Stem>Result`.
  */
-export function pascal(name: string): string {
-  return (
-    name
-      .split(/[^A-Za-z0-9]+/)
-      .filter(Boolean)
-      .map((w) => w[0].toUpperCase() + w.slice(1))
-      .join("")
-      .replace(/^(\d)/, "_$1") || "Unnamed"
-  );
-}
+import { pascal } from "../../codegen/src/names.js";
+
+export { pascal };
 
 /**
  * The key two names collide on: the codegen's type names (`get-pet`, `get_pet` and `getPet` are all `GetPet…`) and
