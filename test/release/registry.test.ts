@@ -4,7 +4,8 @@
  * 1. `npm run release -- --registry <url>` publishes the checkout's three packages (runtime, codegen, command);
  * 2. from empty directories whose npm config names only that registry, `npm create mcp-server@latest` and
  *    `npx create-mcp-server` scaffold projects (basic, everything, basic with --auth oauth) that depend on the
- *    published packages by version, and their own `npm test` passes;
+ *    published packages by version, and their own `npm test` passes; `npx create-mcp-server --from-openapi` imports
+ *    the Petstore with the published command's own dependencies;
  * 3. a next version, with a visible change (the runtime reports its version: `--version`), is released from a copy of
  *    the checkout; `npx create-mcp-server@latest upgrade` in each project updates package.json and package-lock.json;
  *    with an empty npm cache `npm ci` succeeds, the new runtime is what runs, and `npm test` passes again.
@@ -97,8 +98,8 @@ describe("released to a registry, scaffolded, tested and upgraded from it", () =
 
     // 2. Scaffold from the registry, from empty directories, each in its own way.
     const dirs = PROJECTS.map((p) => join(work, p.name));
-    await allOf(
-      PROJECTS.map(async (p, i) => {
+    await allOf([
+      ...PROJECTS.map(async (p, i) => {
         const home = join(work, `home-${p.name}`);
         mkdirSync(home);
         const create =
@@ -113,7 +114,18 @@ describe("released to a registry, scaffolded, tested and upgraded from it", () =
         expect(existsSync(join(dirs[i], "vendor"))).toBe(false);
         // Nothing of the generator is in what production installs.
       }),
-    );
+      // The published command imports an OpenAPI document with its own dependencies (swagger-parser), not the checkout's.
+      (async () => {
+        const doc = join(work, "petstore.json");
+        cpSync(join(ROOT, "node_modules", "@readme", "oas-examples", "3.0", "json", "petstore.json"), doc);
+        const made = await ok(sh("npx", ["--yes", "create-mcp-server", "petstore-app", "--from-openapi", doc, "--yes", "--no-git", "--no-install"], work), "npx create-mcp-server --from-openapi");
+        expect(made).toContain(`Imported 20 tools from ${doc} (OpenAPI 3.0)`);
+        const mcp = readJson(join(work, "petstore-app", "mcp.json"));
+        expect(mcp.tools.length).toBe(20);
+        expect(mcp.tools.find((t: { name: string }) => t.name === "getPetById").annotations).toEqual({ readOnlyHint: true, openWorldHint: true });
+        expect(readJson(join(work, "petstore-app", "package.json")).dependencies["@create-mcp-server/runtime"]).toBe(`^${CHECKOUT_VERSION}`);
+      })(),
+    ]);
 
     // Their own tests, while the maintainer makes the next release (3.): the projects resolved "latest" when they were
     // scaffolded, and their tests use the registry no more, so the two are independent and run side by side.
