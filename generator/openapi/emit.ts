@@ -123,6 +123,25 @@ export function readmeSection(api: ApiDescriptor, rows: { name: string; what: st
     `| --- | --- |`,
     `| \`API_BASE_URL\` | the API's base URL, instead of the document's servers |`,
     ...rows.map((r) => `| \`${r.name}\` | ${r.what} |`),
+    `| \`API_TIMEOUT_MS\` | how long one call to the API may take, in milliseconds (default 30000) |`,
+    `| \`API_MAX_RESPONSE_BYTES\` | the largest answer read from the API, in bytes (default 5242880) |`,
+    ...(Object.values(api.securitySchemes).some((s) => s.type === "oauth2")
+      ? [
+          `| \`API_OAUTH_TOKEN_URL\` | the OAuth 2 token endpoint, instead of the document's \`tokenUrl\` |`,
+          `| \`API_OAUTH_CLIENT_AUTH\` | \`post\`: the client credentials in the token request's body instead of HTTP basic |`,
+        ]
+      : []),
+    `| \`API_FORWARD_MCP_TOKEN\` | \`1\`: pass the MCP caller's bearer token on to the API. Only when the API is the same audience as this server: the MCP authorization spec forbids token passthrough otherwise |`,
   ];
+  const unsupported = Object.entries(api.securitySchemes).flatMap(([name, s]) => (s.type === "unsupported" ? [`\`${name}\` (${s.original})`] : []));
+  if (unsupported.length)
+    lines.push(
+      ``,
+      `No variable can satisfy ${unsupported.join(", ")}: an operation that needs only such a scheme is sent without credentials (the API answers 401, which the tool reports), unless \`API_FORWARD_MCP_TOKEN=1\` passes the caller's token where the scheme takes a bearer token.`,
+    );
+  lines.push(
+    ``,
+    `A mock of the API from the same document, to try the tools without it: \`npx prism mock ${documentFile} -h 127.0.0.1 -p 4010\`, then \`API_BASE_URL=http://127.0.0.1:4010\` (Prism is a devDependency; the project's \`npm test\` runs it so).`,
+  );
   return lines.join("\n");
 }

@@ -21,6 +21,11 @@ it("scaffolds from the Petstore, then import openapi refreshes it keeping what t
   expect(mcp.tools.map((t) => t.name)).not.toContain("echo");
   expect(existsSync(join(project, "src", "tools", "echo.ts"))).toBe(false);
   expect(existsSync(join(project, "openapi", "petstore.json"))).toBe(true);
+  // The project's page on its API names every variable the client reads, the scheme none can fill, and the mock.
+  const apiReadme = readFileSync(join(project, "openapi", "README.md"), "utf8");
+  for (const variable of ["API_BASE_URL", "API_KEY", "API_TIMEOUT_MS", "API_MAX_RESPONSE_BYTES", "API_FORWARD_MCP_TOKEN"]) expect(apiReadme).toContain(`| \`${variable}\` |`);
+  expect(apiReadme).toContain("No variable can satisfy `petstore_auth` (oauth2 implicit)");
+  expect(apiReadme).toContain("`npx prism mock openapi/petstore.json -h 127.0.0.1 -p 4010`");
 
   // The user edits one handler and adds a tool of their own; the API owner changes the document.
   appendFileSync(join(project, "src", "tools", "getPetById.ts"), "// mine\n");
