@@ -30,6 +30,7 @@ const DOCUMENTS = [
   { doc: "3.1/yaml/security.yaml", name: "security", tools: 15, why: "every security scheme type, mutual TLS among them" },
   { doc: "3.1/yaml/train-travel.yaml", name: "train", tools: 7, why: "only OAuth 2 authorization code: every tool needs the caller's token" },
   { doc: "3.0/json/uspto.json", name: "uspto", tools: 3, why: "a real public API (USPTO data sets), form bodies, no security" },
+  { doc: "3.0/yaml/petstore-expanded.yaml", name: "expanded", tools: 4, why: "OpenAPI 3.0 YAML, allOf, no security: the 5xx path without credentials" },
 ] as const;
 
 const base = tempDir("openapi-projects");
