@@ -96,8 +96,11 @@ describe("released to a registry, scaffolded, tested and upgraded from it", () =
     const released = await ok(sh("npm", ["run", "release", "--", "--registry", registry.url, "--no-build"], ROOT, maintainer()), "npm run release");
     for (const name of ["@create-mcp-server/runtime", "@create-mcp-server/codegen", "create-mcp-server"]) expect(released).toContain(`${name}@${CHECKOUT_VERSION}: published`);
 
-    // 2. Scaffold from the registry, from empty directories, each in its own way.
+    // 2. Scaffold from the registry, from empty directories, each in its own way. Concurrent npx runs of one package
+    // share one npx install folder, and one that finds it half written fails (ENOENT on a template file): the first
+    // run installs it alone, then the others only read it.
     const dirs = PROJECTS.map((p) => join(work, p.name));
+    await ok(sh("npx", ["--yes", "create-mcp-server", "--version"], work), "npx create-mcp-server --version");
     await allOf([
       ...PROJECTS.map(async (p, i) => {
         const home = join(work, `home-${p.name}`);
@@ -144,6 +147,8 @@ describe("released to a registry, scaffolded, tested and upgraded from it", () =
       })(),
     ]);
 
+    // The upgrades' npx installs the next release once, alone (as above), then the projects upgrade side by side.
+    expect(await ok(sh("npx", ["--yes", "create-mcp-server@latest", "--version"], work), "npx create-mcp-server@latest --version")).toContain(NEXT);
     await allOf(
       PROJECTS.map(async (p, i) => {
         const dir = dirs[i];
