@@ -1,6 +1,7 @@
 // Builds the published command: generator/*.ts → dist/*.js (esbuild, one file each), so that an install of
 // create-mcp-server runs plain JavaScript and needs no TypeScript loader. Imports stay imports, except the few of the
-// codegen's sources the command shares (its names): the package does not carry codegen/, so those are inlined. Type-checking is `npm run typecheck`'s.
+// codegen's sources the command shares (its names): the package does not carry codegen/, so those are inlined.
+// Type-checking is `npm run typecheck`'s.
 // The release tooling (generator/release.ts) is the maintainers' and is not part of the package.
 import { readdirSync, rmSync } from "node:fs";
 import { dirname, join, relative } from "node:path";

@@ -24,6 +24,12 @@ it("scaffolds from the Petstore, then import openapi refreshes it keeping what t
   // The project's page on its API names every variable the client reads, the scheme none can fill, and the mock.
   const apiReadme = readFileSync(join(project, "openapi", "README.md"), "utf8");
   for (const variable of ["API_BASE_URL", "API_KEY", "API_TIMEOUT_MS", "API_MAX_RESPONSE_BYTES", "API_FORWARD_MCP_TOKEN"]) expect(apiReadme).toContain(`| \`${variable}\` |`);
+  // The defaults it states are the client's (templates/_openapi/src/api/client.ts), both pinned here by hand.
+  expect(apiReadme).toContain("in milliseconds (default 30000)");
+  expect(apiReadme).toContain("in bytes (default 5242880)");
+  const client = readFileSync(join(project, "src", "api", "client.ts"), "utf8");
+  expect(client).toContain("const DEFAULT_TIMEOUT_MS = 30_000;");
+  expect(client).toContain("const DEFAULT_MAX_RESPONSE_BYTES = 5 * 1024 * 1024;");
   expect(apiReadme).toContain("No variable can satisfy `petstore_auth` (oauth2 implicit)");
   expect(apiReadme).toContain("`npx prism mock openapi/petstore.json -h 127.0.0.1 -p 4010`");
 
