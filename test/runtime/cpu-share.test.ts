@@ -2,12 +2,28 @@
  * The event loop shared fairly (runtime/src/transport/http/cpu-share.ts), in-process with fake timers: a caller over
  * its share of a saturated loop waits for its turn (never refused while its line is short), the others go at once,
  * waiting callers take turns, a full line is refused, a closing endpoint tells every waiting POST. The numbers are
- * the documented ones (docs/hosting.md#limits): half-life 1 s, floor 30 ms, saturated for 5 s after a 20 ms timer is
- * late by more than cpuLagMs, 256 POSTs waiting per caller, a turn every 5 ms, a window over 10 ms charged what the
- * process's CPU time says it ran.
+ * the documented ones (docs/hosting.md#limits): half-life 1 s, floor 5 ms, saturated for 5 s after a 20 ms timer is
+ * late by more than cpuLagMs or a 100 ms window of the loop over 80 % busy, and while a caller is held back, 256 POSTs
+ * waiting per caller, a turn every 5 ms, a window over 10 ms charged what the process's CPU time says it ran.
  */
 import { afterEach, beforeEach, expect, it, vi } from "vitest";
-import { CpuShare, spentOn } from "../../runtime/src/transport/http/cpu-share.js";
+import { CpuShare, type LoopUtilization, spentOn } from "../../runtime/src/transport/http/cpu-share.js";
+
+/** An event loop `busy` (0-1) of its time, as performance.eventLoopUtilization reports it (cumulative, then deltas). */
+function loopAt(busy: () => number): LoopUtilization {
+  let active = 0;
+  let idle = 0;
+  return (since) => {
+    // Each call: 10 ms more, `busy()` of it active.
+    active += 10 * busy();
+    idle += 10 * (1 - busy());
+    if (!since) return { active, idle, utilization: active / (active + idle) };
+    const a = active - since.active;
+    const i = idle - since.idle;
+    return { active: a, idle: i, utilization: a / (a + i) };
+  };
+}
+const quiet = loopAt(() => 0.1);
 
 /** The fake clock plus `skew`: a jump of skew is the loop held by a long synchronous call (no timer ran meanwhile). */
 let skew = 0;
@@ -27,10 +43,10 @@ afterEach(() => {
 });
 
 /** A share with `factor` whose loop is saturated now: a charge starts its watch, whose 20 ms tick then runs 16 ms late (cpuLagMs 10). */
-function saturated(factor = 4): CpuShare {
-  const share = new CpuShare(factor, 10);
+function saturated(factor = 4, light = 10): CpuShare {
+  const share = new CpuShare(factor, 10, quiet);
   // 10 ms: active (over 0.05 ms) for the next 7.6 s.
-  share.charge("light", 10);
+  share.charge("light", light);
   vi.advanceTimersByTime(19);
   skew += 16;
   vi.advanceTimersByTime(1);
@@ -44,10 +60,11 @@ it("a caller over its share of a saturated loop waits for its turn; a light call
   expect(share.admit("heavy", (go) => order.push(`heavy ${go}`))).toBeUndefined();
   expect(share.admit("light", (go) => order.push(`light ${go}`))).toBeUndefined();
   expect(order).toEqual(["light true"]);
-  // 500 ms decays under the floor (30 ms) in about 4.1 s (half-life 1 s): heavy's turn comes then, not before.
-  vi.advanceTimersByTime(3500);
+  // 500 ms decays under the floor (5 ms) in log2(100) = 6.64 s (half-life 1 s): heavy's turn comes then, not before
+  // (nor when the 5 s of saturation after the late tick have passed: heavy is held back, so the loop still counts so).
+  vi.advanceTimersByTime(6600);
   expect(order).toEqual(["light true"]);
-  vi.advanceTimersByTime(1000);
+  vi.advanceTimersByTime(100);
   expect(order).toEqual(["light true", "heavy true"]);
 });
 
@@ -60,8 +77,8 @@ it("waiting callers take turns, one POST each per turn, in the order they began 
   const order: string[] = [];
   for (const name of ["h1 a", "h2 a", "h1 b", "h2 b", "h1 c"]) share.admit(name.slice(0, 2), () => order.push(name));
   expect(order).toEqual([]);
-  // Both are under the floor after about 4.06 s: a turn each, then the next turn (5 ms later), then the next.
-  vi.advanceTimersByTime(4000);
+  // Both are under the floor after log2(100) = 6.64 s: a turn each, then the next turn (5 ms later), then the next.
+  vi.advanceTimersByTime(6600);
   expect(order).toEqual([]);
   while (!order.length) vi.advanceTimersByTime(1);
   expect(order).toEqual(["h1 a", "h2 a"]);
@@ -80,7 +97,7 @@ it("a caller with 256 POSTs waiting is refused (429's shape: cpuShareFactor, Ret
   expect(refused).toMatchObject({ limit: "cpuShareFactor", max: 4, retryAfter: 1 });
   expect(refused!.what).toMatch(/^while the server is saturated this client uses \d+ % of its time, over 4 times the average of the 1 other clients, and has 256 requests waiting for their turn$/);
   expect(went).toBe(0);
-  vi.advanceTimersByTime(4100 + 256 * 5);
+  vi.advanceTimersByTime(6700 + 256 * 5);
   expect(went).toBe(256);
 });
 
@@ -96,7 +113,7 @@ it("the endpoint closing tells every waiting POST (go false), and none is starte
 });
 
 it("nobody waits while the loop keeps up, nor the only caller, nor callers of the same weight", () => {
-  const calm = new CpuShare(4, 10);
+  const calm = new CpuShare(4, 10, quiet);
   calm.charge("light", 10);
   calm.charge("heavy", 500);
   const went: string[] = [];
@@ -153,4 +170,52 @@ it("a window that ran the CPU it took (300 ms of both) is charged in full: its c
   const went: string[] = [];
   share.admit("heavy", () => went.push("heavy"));
   expect(went).toEqual([]);
+});
+
+it("a caller held back keeps the loop counted as saturated: it goes at its share, not when the 5 s after the late tick pass", () => {
+  const share = saturated();
+  // light: active for log2(100 / 0.05) = 11 s; heavy: 50 times light all along, under the floor after log2(1000) = 9.97 s.
+  share.charge("light", 90);
+  share.charge("heavy", 5000);
+  const went: string[] = [];
+  share.admit("heavy", () => went.push("heavy"));
+  vi.advanceTimersByTime(9900);
+  expect(went).toEqual([]);
+  vi.advanceTimersByTime(200);
+  expect(went).toEqual(["heavy"]);
+});
+
+it("under the floor (5 ms) nobody waits, however far over the others; just over it, the heavy caller waits", () => {
+  const went: string[] = [];
+  for (const [name, ms] of [
+    ["under", 4.9],
+    ["over", 5.2],
+  ] as const) {
+    // light: 0.2 ms, so that 4 times the others' average is 0.8 ms: only the floor decides.
+    const share = saturated(4, 0.2);
+    share.charge(name, ms);
+    share.admit(name, (go) => go && went.push(name));
+    share.close();
+  }
+  expect(went).toEqual(["under"]);
+});
+
+it("a loop over 80 % busy for 100 ms counts as saturated though no timer is late; at 70 % it does not", () => {
+  const admitted = (busy: number) => {
+    const share = new CpuShare(
+      4,
+      10,
+      loopAt(() => busy),
+    );
+    share.charge("light", 10);
+    share.charge("heavy", 500);
+    // Ticks every 20 ms, none late; the first window of 100 ms ends at the fifth.
+    vi.advanceTimersByTime(120);
+    let went = false;
+    share.admit("heavy", (go) => (went = go));
+    share.close();
+    return went;
+  };
+  expect(admitted(0.9)).toBe(false);
+  expect(admitted(0.7)).toBe(true);
 });

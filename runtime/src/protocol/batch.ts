@@ -8,6 +8,7 @@ import { errorResponse } from "../wire/errors.js";
 import type { JsonRpcMessage, JsonRpcResponse, RequestId } from "../wire/jsonrpc.js";
 import { type MessageLimits, tooLargeResponse, utf8Bytes } from "./limits.js";
 import type { Sink } from "./request.js";
+import { BATCH_SLICE_MS, nextTurn } from "./turns.js";
 
 /** Why a batch of `length` members is refused under `revision` (undefined: none in force yet), or undefined. */
 export function batchRefusal(revision: Revision | undefined, length: number, batchMembers: number): { message: string; data?: unknown } | undefined {
@@ -31,7 +32,7 @@ export interface BatchRun {
 
 /**
  * Run a batch's members, at most `batchConcurrency` at once (the others wait for one to finish), each admitted in
- * order. The link admits its next message once the first window has started (JSON-RPC lets a server process a batch's
+ * order, their starts in slices of about BATCH_SLICE_MS of the event loop. The link admits its next message once the first window has started (JSON-RPC lets a server process a batch's
  * members in any order). The answer is one array, in completion order (which JSON-RPC 2.0 allows), none if no member
  * is a request.
  */
@@ -42,7 +43,14 @@ export async function runBatch(batch: unknown[], run: BatchRun): Promise<void> {
   const answer = batchAnswer(run, later);
   const running = new Set<Promise<void>>();
   const done: Promise<void>[] = [];
+  let slice = performance.now();
   for (const m of batch) {
+    // The members' starts in slices of about BATCH_SLICE_MS, each in a turn of its own (protocol/turns.ts).
+    if (performance.now() - slice > BATCH_SLICE_MS) {
+      run.release();
+      await nextTurn();
+      slice = performance.now();
+    }
     if (running.size >= run.limits.batchConcurrency) {
       run.release();
       await Promise.race(running);

@@ -3,8 +3,9 @@
  * keeps, this bounds how much of the process's time its requests use. Every POST's synchronous time here (decoding
  * and parsing its body, classification, dispatch up to the handler's first await; wall time, loopNow) is charged to
  * its caller (the quotas' key: principal, else clientKey, else address), decayed with a half-life of 1 s. While the
- * event loop is saturated (a 20 ms timer late by more than cpuLagMs, and for 5 s after), a POST of a caller whose
- * charge is over cpuShareFactor times the average of the other active callers (and over 30 ms) waits, its body
+ * event loop is saturated (a 20 ms timer late by more than cpuLagMs, or the loop busy over BUSY_UTILIZATION of the
+ * last BUSY_WINDOW_MS; and for 5 s after), a POST of a caller whose
+ * charge is over cpuShareFactor times the average of the other active callers (and over 5 ms) waits, its body
  * unread, until the caller is back within that share (or the loop keeps up again): the waiting callers take turns,
  * one POST each per turn, in the order they began to wait, so the others' requests are served first. A caller with
  * 256 POSTs waiting already is refused: 429, Retry-After: 1, -32600 naming the limit. Equal callers never wait, nor the
@@ -31,6 +32,26 @@ export const loopNow: () => number = () => performance.now();
  * undefined. A system call (about 30 µs on a loaded machine): read once per tick of the watch and at the end of a
  * window longer than VERIFY_MS, never per request.
  */
+/** performance.eventLoopUtilization's shape: `utilization` is the share (0-1) of the time since `since` the loop ran callbacks. */
+export interface Utilization {
+  idle: number;
+  active: number;
+  utilization: number;
+}
+export type LoopUtilization = (since?: Utilization) => Utilization;
+/** performance.eventLoopUtilization where the host has it (Node, Bun, Deno), else undefined: the late timer alone. */
+const loopUtilization: LoopUtilization | undefined = (() => {
+  const perf = globalThis.performance as { eventLoopUtilization?: LoopUtilization } | undefined;
+  const elu = perf?.eventLoopUtilization;
+  if (typeof elu !== "function") return undefined;
+  try {
+    elu.call(perf);
+  } catch {
+    return undefined;
+  }
+  return (since) => elu.call(perf, since);
+})();
+
 const cpuTime: (() => number) | undefined = (() => {
   const usage = globalThis.process?.cpuUsage;
   if (typeof usage !== "function") return undefined;
@@ -72,13 +93,23 @@ const TICK_MS = 20;
  * the moment it stops hurting (it would saturate the loop again, and the others would wait for it once more).
  */
 const HOLD_MS = 5000;
+/**
+ * The event loop's utilization (performance.eventLoopUtilization: the share of the time it ran callbacks) over which a
+ * window of BUSY_WINDOW_MS counts as saturated, as a late timer does: a caller sending short requests back to back
+ * (batches of 3 ms, never one long block) keeps the loop busy without ever making a timer 10 ms late, and the others
+ * then queue behind its requests (the soak: their p99 from 2.2 to 3.5 ms while it took half of the loop).
+ */
+const BUSY_UTILIZATION = 0.8;
+const BUSY_WINDOW_MS = 100;
 /** The timer stops after this long without a charge. */
 const IDLE_MS = 2000;
 /**
- * Below this decayed charge (ms: about 20 ms a second at a steady rate) a caller never waits: bursts of light callers
- * (a start, a reconnect) are not what the rule is for.
+ * Below this decayed charge (ms: about 3.5 ms a second at a steady rate, 0.35 % of the loop) a caller never waits:
+ * bursts of light callers (a start, a reconnect: a few requests) are not what the rule is for. Low, because what a
+ * caller over the others gets comes in blocks (a 512 KiB read is 2-4 ms of loop): at 30 ms (2 % of the loop) 1-2 % of
+ * the others' requests landed behind one, and their p99 tripled (the soak, bench/README.md).
  */
-const FLOOR_MS = 30;
+const FLOOR_MS = 5;
 /**
  * A window longer than this (ms) is charged only what the process's CPU time says it ran (at least this much): on a
  * loaded machine a 0.5 ms request in which the process was left unscheduled for 300 ms took 300 ms of wall time,
@@ -113,11 +144,15 @@ export class CpuShare {
   /** The wall time and the process's CPU time (ms) at the watch's last tick: what a long window is verified against. */
   private tickWall = -Infinity;
   private tickCpu = 0;
+  /** The loop's utilization at the start of the current busy window, and when that began. */
+  private busyFrom: Utilization | undefined;
+  private busyAt = 0;
 
-  /** `factor` 0: nothing waits, nothing is measured. */
+  /** `factor` 0: nothing waits, nothing is measured. `utilization`: the loop's (tests pass their own). */
   constructor(
     private readonly factor: number,
     private readonly lagMs: number,
+    private readonly utilization: LoopUtilization | undefined = loopUtilization,
   ) {}
 
   /**
@@ -136,9 +171,13 @@ export class CpuShare {
     this.scheduleTurns();
   }
 
-  /** Whether `caller` is over its share now: the loop saturated, its charge over the floor and over factor × the others' average. */
+  /**
+   * Whether `caller` is over its share now: the loop saturated (or a caller still held back: one let go the moment
+   * the loop keeps up again would saturate it at once, 8 long requests in one block), its charge over the floor and
+   * over factor × the others' average.
+   */
   private overShare(caller: string, now: number): boolean {
-    if (now >= this.saturatedUntil) return false;
+    if (now >= this.saturatedUntil && !this.waiting.size) return false;
     const c = this.charges.get(caller);
     const mine = c ? decayed(c, now) : 0;
     if (mine < FLOOR_MS) return false;
@@ -244,14 +283,26 @@ export class CpuShare {
     this.timer = undefined;
   }
 
-  /** A timer whose lateness is the event loop's: saturated while it is late by more than lagMs. */
+  /** Whether a BUSY_WINDOW_MS window ended at `now` with the loop busy over BUSY_UTILIZATION of it (then the next begins). */
+  private busy(now: number): boolean {
+    const elu = this.utilization;
+    if (!elu || !this.busyFrom || now - this.busyAt < BUSY_WINDOW_MS) return false;
+    const window = elu(this.busyFrom);
+    this.busyFrom = elu();
+    this.busyAt = now;
+    return window.utilization > BUSY_UTILIZATION;
+  }
+
+  /** A timer whose lateness is the event loop's: saturated while it is late by more than lagMs (or busy()). */
   private watch(now: number): void {
     this.expected = now + TICK_MS;
     this.sample(now);
+    this.busyFrom = this.utilization?.();
+    this.busyAt = now;
     const timer = (this.timer = setInterval(() => {
       const t = performance.now();
       this.sample(t);
-      if (t - this.expected > this.lagMs) this.saturatedUntil = t + HOLD_MS;
+      if (t - this.expected > this.lagMs || this.busy(t)) this.saturatedUntil = t + HOLD_MS;
       this.expected = t + TICK_MS;
       if (++this.ticks % 50 === 0) forget(this.charges, t);
       if (t - this.lastCharge > IDLE_MS) this.stopWatching();

@@ -1,5 +1,7 @@
 /** One POST's exchange: its JSON response, or its SSE stream. */
 import { billed, spentOn } from "./cpu-share.js";
+import { afterNextPoll, YIELD_BYTES } from "../../protocol/turns.js";
+import { largeBodies } from "./read-json.js";
 import type { Sink } from "../../protocol/connection.js";
 import { boundedJson, type MessageLimits } from "../../protocol/limits.js";
 import type { InFlight } from "../../protocol/request.js";
@@ -139,6 +141,8 @@ export class Exchange implements Sink {
   private respond(message: JsonRpcMessage | JsonRpcMessage[]): void {
     const res = this.res;
     if (res.destroyed) return;
+    // The answer to a large body is encoded in a later turn than the one that ran it (protocol/turns.ts).
+    if (largeBodies.delete(res)) return afterNextPoll(() => billed(res, () => this.respond(message)));
     const status = this.host.responder.statusFor(message, this.revision);
     // A quota or a store outage: when to try again (protocol/errors.ts).
     const refusal = Array.isArray(message) ? undefined : httpRefusalOf(message);
@@ -149,7 +153,10 @@ export class Exchange implements Sink {
       if (this.session && this.session.registered) res.setHeader("mcp-session-id", this.session.id);
       res.statusCode = status;
       res.setHeader("content-type", "application/json");
-      res.end(json);
+      // A large body is written in a later turn than the one that encoded it (its write is about 1 ms per 512 KiB):
+      // the other callers' requests that arrived meanwhile are served between (protocol/turns.ts).
+      if (json.length <= YIELD_BYTES) res.end(json);
+      else afterNextPoll(() => billed(res, () => res.destroyed || res.end(json)));
     } else {
       this.openSse(status);
       if (this.stream) {

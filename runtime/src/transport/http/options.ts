@@ -38,14 +38,15 @@ export interface HttpLimits extends MessageLimits {
    */
   streamBufferBytes?: number;
   /**
-   * The event loop shared fairly (transport/http/cpu-share.ts): while it is saturated (see `cpuLagMs`), a POST of a
+   * The event loop shared fairly (transport/http/cpu-share.ts): while it is saturated (see `cpuLagMs`; or over 80 %
+   * busy for 100 ms; and while a caller is held back), a POST of a
    * caller that used more than this many times the average of the other active callers' time on the event loop (the
    * synchronous part of their POSTs and their answers' encoding, wall time, over 10 ms only what the process's CPU
    * time says it ran, decayed with a half-life of 1 s), and
-   * over 30 ms, waits for its turn, its body unread: waiting callers take turns (one POST each every 5 ms) as their
+   * over 5 ms, waits for its turn, its body unread: waiting callers take turns (one POST each every 5 ms) as their
    * charges decay. A caller with 256 POSTs waiting is refused with 429, `Retry-After: 1` and `Connection: close`.
-   * Opt-in: default 0 (off), since a heavy caller with only light company is held to about 2 % of the loop while it
-   * saturates the loop itself; 4 is what the soak (bench/soak.mjs) runs with.
+   * Opt-in: default 0 (off), since a heavy caller with only light company is held to a small share of the loop while
+   * it saturates the loop itself; 4 is what the soak (bench/soak.mjs) runs with.
    */
   cpuShareFactor?: number;
   /** How late (ms) a 20 ms timer must be for the event loop to count as saturated (for 5 s after). Default 10. */

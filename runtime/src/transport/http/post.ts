@@ -62,11 +62,12 @@ export class PostRoute {
       // The client left while it waited: nothing to read or run.
       if (res.destroyed) return;
       cpu.billTo(res, caller);
-      this.t.bodies.read(req, res, post.accept, (value, began) => {
+      this.t.bodies.read(req, res, post.accept, (value, spentMs) => {
+        const began = loopNow();
         try {
           this.accepted(post, value);
         } finally {
-          cpu.charge(caller, loopNow() - began);
+          cpu.charge(caller, spentMs + loopNow() - began);
         }
       });
     });

@@ -1,4 +1,5 @@
 /** The checks every POST passes before its era matters: Content-Type, Accept, the body's size and its JSON. */
+import { afterNextPoll, YIELD_BYTES } from "../../protocol/turns.js";
 import { loopNow } from "./cpu-share.js";
 import { isJsonType, one, type Accept } from "./body.js";
 import type { Incoming, Reply } from "./io.js";
@@ -6,6 +7,12 @@ import type { Responder } from "./respond.js";
 
 /** Fatal: a body that is not UTF-8 is a parse error (-32700), as the same bytes are on stdio (RFC 8259 §8.1), never U+FFFD. */
 const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * The replies of POSTs whose body was over YIELD_BYTES: their answer is encoded in a turn of its own (Exchange), as a
+ * large request tends to have a large answer (a 512 KiB URI is read back in a 512 KiB result).
+ */
+export const largeBodies = new WeakSet<object>();
 
 export class JsonBodies {
   /** @param maxBody the largest accepted body in bytes (HandlerOptions.maxBodyBytes). */
@@ -15,16 +22,17 @@ export class JsonBodies {
   ) {}
 
   /**
-   * The POST's JSON body to `done` (with the loopNow() at which its bytes were all in: what decoding and parsing
-   * them cost is its caller's, cpu-share.ts), or the answer why there is none (415, 406, 413, 400, -32700).
+   * The POST's JSON body to `done` (with the ms spent decoding and parsing it: its caller's, cpu-share.ts), or the
+   * answer why there is none (415, 406, 413, 400, -32700). A body over YIELD_BYTES reaches `done` in a
+   * later turn of the event loop.
    */
-  read(req: Incoming, res: Reply, accept: Accept, done: (value: unknown, began: number) => void): void {
+  read(req: Incoming, res: Reply, accept: Accept, done: (value: unknown, spentMs: number) => void): void {
     const responder = this.responder;
     if (!isJsonType(one(req.headers["content-type"]))) return responder.invalidRequest(res, 415, "Unsupported Media Type: Content-Type must be application/json");
     if (!accept.json && !accept.sse) return responder.invalidRequest(res, 406, "Not Acceptable: Accept must allow application/json or text/event-stream");
-    const accepted = (value: unknown, began = loopNow()) => {
+    const accepted = (value: unknown, spentMs = 0) => {
       try {
-        done(value, began);
+        done(value, spentMs);
       } catch (err) {
         responder.internalError(res, err);
       }
@@ -49,7 +57,10 @@ export class JsonBodies {
         } catch (err) {
           return responder.parseError(res, `Parse error: ${(err as Error).message}`);
         }
-        accepted(value, began);
+        const spent = loopNow() - began;
+        if (body.length <= YIELD_BYTES) return accepted(value, spent);
+        largeBodies.add(res);
+        afterNextPoll(() => accepted(value, spent));
       },
       tooLarge,
       // The body could not be read (its stream failed, or another handler consumed it): 400, never silence.
