@@ -18,7 +18,8 @@
  * Pinned to a legacy revision it opens with `initialize`; pinned to a modern
  * one it sends every request with that revision's `_meta`.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
+import { createRequire } from "node:module";
 import type { JsonRpcMessage, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse, RequestId } from "../wire/jsonrpc.js";
 import { LATEST_LEGACY, LATEST_MODERN, REVISIONS, type Revision, isModern, isRevision } from "../rules.js";
 
@@ -324,6 +325,14 @@ export class McpClient {
  * its real stdin/stdout pipes. Lines that are not JSON are recorded in
  * `nonProtocolLines` (a server must never write them).
  */
+/**
+ * node:child_process, loaded on the first StdioClientTransport: a server that never runs a child pays nothing for it
+ * (about 3 ms of a stdio server's cold start, #22).
+ */
+let childProcess: typeof import("node:child_process") | undefined;
+const childProcesses = () =>
+  (childProcess ??= (globalThis.process?.getBuiltinModule?.("node:child_process") ?? createRequire(import.meta.url)("node:child_process")) as typeof import("node:child_process"));
+
 export class StdioClientTransport implements ClientTransport {
   readonly kind = "stdio";
   readonly child: ChildProcess;
@@ -335,7 +344,7 @@ export class StdioClientTransport implements ClientTransport {
   private buffer = "";
 
   constructor(command: string, args: string[] = [], options: { env?: NodeJS.ProcessEnv; cwd?: string } = {}) {
-    this.child = spawn(command, args, { stdio: ["pipe", "pipe", "pipe"], env: options.env ?? process.env, cwd: options.cwd });
+    this.child = childProcesses().spawn(command, args, { stdio: ["pipe", "pipe", "pipe"], env: options.env ?? process.env, cwd: options.cwd });
     this.child.stdout!.setEncoding("utf8");
     this.child.stdout!.on("data", (chunk: string) => this.onData(chunk));
     this.child.stderr!.setEncoding("utf8");

@@ -49,7 +49,7 @@ export class Connection implements Link {
   readonly inFlight = new Map<RequestId, InFlight>();
   readonly listens = new Set<() => void>();
   readonly transport: "stdio" | "http";
-  readonly id: string;
+  private linkId?: string;
   private readonly admission = new AdmissionQueue();
   private readonly asks: ClientRequests;
   private readonly dispatcher: Dispatcher;
@@ -65,7 +65,6 @@ export class Connection implements Link {
   ) {
     this.transport = options.transport;
     this.limits = messageLimits(options.limits);
-    this.id = options.id ?? randomId();
     this.dispatcher = dispatcherFor(server);
     this.asks = new ClientRequests(server, out, options.requestIdPrefix);
     // Legacy change notifications go to the link's own output (stdio, or the session's GET stream). Every process
@@ -128,6 +127,11 @@ export class Connection implements Link {
   /** A response that another process's link received for a request of this one (shared sessions). */
   settleForeign(response: JsonRpcResponse): boolean {
     return this.asks.settle(response);
+  }
+
+  /** The link's id (an HTTP session's; a stdio link's, for its tasks): made on first use, so stdio may never load node:crypto. */
+  get id(): string {
+    return (this.linkId ??= this.options.id ?? randomId());
   }
 
   /** Resolves when every message received so far has been answered. */

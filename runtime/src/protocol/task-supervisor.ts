@@ -16,9 +16,13 @@ import { type QuotaExceeded, TaskQuota } from "./task-quota.js";
 type Result = Record<string, unknown>;
 
 export class TaskSupervisor {
-  /** This process, as the holder of leases on the tasks it runs (shared stores). */
-  readonly holder = randomId();
+  private holderId?: string;
   private current?: TaskStore;
+
+  /** This process, as the holder of leases on the tasks it runs (shared stores): random, made on first use (node:crypto loads then). */
+  get holder(): string {
+    return (this.holderId ??= randomId());
+  }
   private unwatch?: () => void;
   private sweeper?: ReturnType<typeof setInterval>;
   private renewer?: ReturnType<typeof setInterval>;

@@ -9,7 +9,8 @@
  * they were published; nothing is kept, so a process disconnected from Redis misses what was published meanwhile
  * (ioredis reconnects and subscribes again by itself). Install it beside the runtime: `npm install ioredis`.
  */
-import { randomBytes } from "node:crypto";
+// node:crypto on first use (request-state.ts): a stdio server without a bus never loads it (#22, cold start).
+import { nodeCrypto } from "./request-state.js";
 import { type BusMessage, type MessageBus, Subscribers } from "./bus.js";
 import { type RedisClient, connectRedis, loadRedis, subscribeRetrying } from "./redis.js";
 
@@ -21,7 +22,7 @@ export interface RedisBusOptions {
 export class RedisBus implements MessageBus {
   readonly shared = true;
   /** This process on the bus: messages it sent come back with it and are dropped. */
-  readonly origin = randomBytes(12).toString("base64url");
+  readonly origin = nodeCrypto().randomBytes(12).toString("base64url");
   /** Resolves once the subscription is in place (messages published elsewhere before it are not received), or its first attempt failed (retried every second). */
   readonly ready: Promise<void>;
   private readonly publisher: RedisClient;
