@@ -111,7 +111,8 @@ McpServer.prototype.fetchHandler = function (this: McpServer, options?: HandlerO
   );
 };
 
-export { McpClient, ClientError, StdioClientTransport, ALL_REVISIONS, type ClientTransport, type ClientOptions, type Delivery, type RequestOptions } from "./client/client.js";
+export { StdioClientTransport } from "./client/stdio.js";
+export { McpClient, ClientError, ALL_REVISIONS, type ClientTransport, type ClientOptions, type Delivery, type RequestOptions } from "./client/client.js";
 export { StreamableHttpClientTransport, SseClientTransport, type HttpClientOptions } from "./client/http.js";
 
 declare const __RUNTIME_VERSION__: string | undefined;
