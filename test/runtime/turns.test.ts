@@ -71,3 +71,51 @@ it("over HTTP, a 1 MiB answer written in a turn of its own arrives whole, with i
   expect(body.result.content[0].text).toHaveLength(1024 * 1024);
   expect((await small.json()).result.content[0].text).toBe("s");
 });
+
+it("over HTTP, an answer over 64 KiB, or any answer to a body over 64 KiB, is written in a later turn than the handler's run; a small one in it", async () => {
+  const { createServer } = await import("../../runtime/src/index.js");
+  const { createServer: createHttpServer } = await import("node:http");
+  const marks: string[] = [];
+  // Each handler queues a callback for the turn after its run: the answer is written before it (same turn) or after.
+  const after = () => setImmediate(() => marks.push("turn after run"));
+  const server = createServer({ name: "turns", version: "1.0.0" });
+  server.tool({ name: "big", inputSchema: { type: "object" }, handler: () => (after(), { content: [{ type: "text", text: "y".repeat(1024 * 1024) }] }) });
+  server.tool({
+    name: "size",
+    inputSchema: { type: "object", properties: { text: { type: "string" } } },
+    handler: ({ text }) => (after(), { content: [{ type: "text", text: String(String(text ?? "").length) }] }),
+  });
+  const handler = server.nodeHandler();
+  const http = createHttpServer((req, res) => {
+    const end = res.end.bind(res);
+    res.end = ((...a: Parameters<typeof res.end>) => (marks.push("answer written"), end(...a))) as typeof res.end;
+    void handler(req, res);
+  });
+  await new Promise<void>((r) => http.listen(0, "127.0.0.1", r));
+  close = () => new Promise<void>((r) => http.close(() => r()));
+  const url = `http://127.0.0.1:${(http.address() as { port: number }).port}/mcp`;
+  const call = async (name: string, args: Record<string, unknown>) => {
+    marks.length = 0;
+    const res = await fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": name },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name, arguments: args, _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} } },
+      }),
+    });
+    const body = await res.json();
+    await new Promise((r) => setTimeout(r, 10));
+    return { text: body.result.content[0].text as string, marks: [...marks] };
+  };
+  // Small body, small answer: written in the handler's turn.
+  expect(await call("size", { text: "abc" })).toEqual({ text: "3", marks: ["answer written", "turn after run"] });
+  // Small body, 1 MiB answer: written in a later turn.
+  const big = await call("big", {});
+  expect(big.text).toHaveLength(1024 * 1024);
+  expect(big.marks).toEqual(["turn after run", "answer written"]);
+  // 200 KiB body, small answer: encoded and written in a later turn.
+  expect(await call("size", { text: "x".repeat(200 * 1024) })).toEqual({ text: String(200 * 1024), marks: ["turn after run", "answer written"] });
+});
