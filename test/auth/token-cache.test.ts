@@ -62,16 +62,23 @@ const handles: HttpHandle[] = [];
 
 async function serve(authorization: Omit<AuthorizationOptions, "issuer">): Promise<string> {
   const server = createServer({ name: "token-cache", version: "1.0.0" });
-  server.tool({ name: "whoami", inputSchema: { type: "object" }, handler: (_a, ctx) => ({ content: [{ type: "text", text: String(ctx.principal?.subject) }] }) });
+  // The subject, and whether the principal carries the request's token (Principal.token).
+  server.tool({ name: "whoami", inputSchema: { type: "object" }, handler: (_a, ctx) => ({ content: [{ type: "text", text: `${ctx.principal?.subject} ${ctx.principal?.token?.slice(-8)}` }] }) });
   const handle = await server.serveHttp({ port: 0, quiet: true, authorization: { issuer: issuer.url, ...authorization } });
   handles.push(handle);
   return handle.url;
 }
 
+/** A 2026-07-28 `tools/call whoami` with `token`: the HTTP status and the tool's text. */
+async function whoami(url: string, token: string): Promise<{ status: number; text?: string }> {
+  const { body, headers } = modernRequest(1, "tools/call", { name: "whoami", arguments: {} }, modernMeta());
+  const res = await raw(url, { headers: { ...headers, authorization: `Bearer ${token}` }, body });
+  return { status: res.status, text: res.json?.result?.content?.[0]?.text };
+}
+
 /** The HTTP status of a 2026-07-28 `tools/call whoami` with `token`. */
 async function status(url: string, token: string): Promise<number> {
-  const { body, headers } = modernRequest(1, "tools/call", { name: "whoami", arguments: {} }, modernMeta());
-  return (await raw(url, { headers: { ...headers, authorization: `Bearer ${token}` }, body })).status;
+  return (await whoami(url, token)).status;
 }
 
 const now = () => Math.floor(Date.now() / 1000);
@@ -102,6 +109,21 @@ describe("authorization.tokenCache", () => {
     // Another token for another server: not in the cache, verified, refused for its audience.
     const foreign = await issuer.sign("k1", { sub: "alice", aud: "http://127.0.0.1:1/other", exp: now() + 300 });
     expect(await status(url, foreign)).toBe(401);
+  });
+
+  it("a token answered from the cache is held to requiredScopes each time, and its principal carries that token", async () => {
+    const url = await serve({ requiredScopes: ["mcp:tools"] });
+    const narrow = await issuer.sign("k1", { sub: "carol", aud: url, scope: "mcp:read", exp: now() + 300 });
+    expect([await status(url, narrow), await status(url, narrow)]).toEqual([403, 403]);
+    const wide = await issuer.sign("k1", { sub: "dave", aud: url, scope: "mcp:read mcp:tools", exp: now() + 300 });
+    const other = await issuer.sign("k1", { sub: "erin", aud: url, scope: "mcp:tools", exp: now() + 300 });
+    const seen = [await whoami(url, wide), await whoami(url, other), await whoami(url, wide), await whoami(url, other)];
+    expect(seen).toEqual([
+      { status: 200, text: `dave ${wide.slice(-8)}` },
+      { status: 200, text: `erin ${other.slice(-8)}` },
+      { status: 200, text: `dave ${wide.slice(-8)}` },
+      { status: 200, text: `erin ${other.slice(-8)}` },
+    ]);
   });
 
   it("a cached token expires at its exp: refused after it, with no clock tolerance to stretch the cache", async () => {
@@ -160,35 +182,35 @@ describe("authorization.tokenCache", () => {
 describe("TokenCache bounds (in process, a clock of its own)", () => {
   const principal = (subject: string, extra = "") => Object.freeze({ subject, scopes: [], claims: { sub: subject, extra } });
 
-  it("keeps at most maxEntries, least recently used out", async () => {
+  it("keeps at most maxEntries, least recently used out", () => {
     const cache = new TokenCache({ maxAgeMs: 60_000, maxEntries: 2, maxBytes: 1 << 20 });
-    await cache.set("a", principal("a"), undefined);
-    await cache.set("b", principal("b"), undefined);
-    expect((await cache.get("a"))?.subject).toBe("a"); // a is now the most recently used
-    await cache.set("c", principal("c"), undefined);
-    expect([(await cache.get("a"))?.subject, await cache.get("b"), (await cache.get("c"))?.subject]).toEqual(["a", undefined, "c"]);
+    cache.set("a", principal("a"), undefined);
+    cache.set("b", principal("b"), undefined);
+    expect(cache.get("a")?.subject).toBe("a"); // a is now the most recently used
+    cache.set("c", principal("c"), undefined);
+    expect([cache.get("a")?.subject, cache.get("b"), cache.get("c")?.subject]).toEqual(["a", undefined, "c"]);
   });
 
-  it("keeps at most maxBytes (a principal's claims counted), and never one entry larger than all of it", async () => {
+  it("keeps at most maxBytes (a principal's claims counted), and never one entry larger than all of it", () => {
     const cache = new TokenCache({ maxAgeMs: 60_000, maxEntries: 100, maxBytes: 2_000 });
-    await cache.set("huge", principal("huge", "x".repeat(5_000)), undefined);
+    cache.set("huge", principal("huge", "x".repeat(5_000)), undefined);
     expect(cache.size).toBe(0);
-    for (const t of ["t1", "t2", "t3", "t4", "t5"]) await cache.set(t, principal(t, "y".repeat(400)), undefined);
+    for (const t of ["t1", "t2", "t3", "t4", "t5"]) cache.set(t, principal(t, "y".repeat(400)), undefined);
     // About 700 bytes each: two fit in 2,000, the newest two.
     expect(cache.size).toBe(2);
-    expect([await cache.get("t3"), (await cache.get("t4"))?.subject, (await cache.get("t5"))?.subject]).toEqual([undefined, "t4", "t5"]);
+    expect([cache.get("t3"), cache.get("t4")?.subject, cache.get("t5")?.subject]).toEqual([undefined, "t4", "t5"]);
   });
 
-  it("an entry lasts until the earlier of exp and maxAgeMs; an already expired token is not kept", async () => {
+  it("an entry lasts until the earlier of exp and maxAgeMs; an already expired token is not kept", () => {
     let now = 1_000_000;
     const cache = new TokenCache({ maxAgeMs: 60_000, maxEntries: 10, maxBytes: 1 << 20 }, () => now);
-    await cache.set("soon", principal("soon"), (now + 5_000) / 1000);
-    await cache.set("late", principal("late"), (now + 600_000) / 1000);
-    await cache.set("gone", principal("gone"), (now - 1) / 1000);
+    cache.set("soon", principal("soon"), (now + 5_000) / 1000);
+    cache.set("late", principal("late"), (now + 600_000) / 1000);
+    cache.set("gone", principal("gone"), (now - 1) / 1000);
     expect(cache.size).toBe(2);
     now += 5_000;
-    expect([await cache.get("soon"), (await cache.get("late"))?.subject]).toEqual([undefined, "late"]);
+    expect([cache.get("soon"), cache.get("late")?.subject]).toEqual([undefined, "late"]);
     now += 55_000;
-    expect(await cache.get("late")).toBeUndefined();
+    expect(cache.get("late")).toBeUndefined();
   });
 });

@@ -226,6 +226,19 @@ export class ResourceServer {
     return principal;
   }
 
+  /**
+   * The principal of a request whose Bearer token the token cache holds with every `requiredScopes`, at once (no
+   * promise: the common case of a client sending the same token on each request); undefined when `authenticate` must
+   * decide (a token to verify, a malformed header, a missing scope, a custom `verify`).
+   */
+  cachedPrincipal(headers: HeaderBag): Principal | undefined {
+    const header = headers.authorization;
+    if (typeof header !== "string" || this.options.verify) return undefined;
+    const m = BEARER.exec(header);
+    const principal = m ? this.tokens.get(m[1]) : undefined;
+    return principal && missingScopes(principal, this.options.requiredScopes).length === 0 ? withToken(principal, m![1]) : undefined;
+  }
+
   private async verify(token: string): Promise<Principal> {
     const o = this.options;
     if (o.verify) {
@@ -239,15 +252,15 @@ export class ResourceServer {
       if (!p || typeof p.subject !== "string" || !Array.isArray(p.scopes)) throw new AuthorizationError(401, "invalid_token", "the token was refused");
       return p;
     }
-    const cached = await this.tokens.get(token);
+    const cached = this.tokens.get(token);
     if (cached) return cached;
     if (o.introspection) {
       const p = await this.introspection!.principal(token, this.tolerance, o.audienceCheck === false ? undefined : this.audience);
-      await this.tokens.set(token, p, numeric(p.claims?.exp));
+      this.tokens.set(token, p, numeric(p.claims?.exp));
       return p;
     }
     const { principal, kid } = await this.verifyJwt(token);
-    await this.tokens.set(token, principal, numeric(principal.claims?.exp), kid);
+    this.tokens.set(token, principal, numeric(principal.claims?.exp), kid);
     return principal;
   }
 

@@ -160,6 +160,9 @@ export class HttpEndpoint {
     const serve = this.serverOf(req, res, target);
     if (!serve) return;
     if (!auth) return serve(undefined);
+    // A token the cache holds is answered in this turn; any other is verified (or refused) by authenticate.
+    const known = auth.cachedPrincipal(req.headers);
+    if (known) return serve(known);
     // Every request carries the token, also within a session (spec/2025-11-25/basic/authorization.mdx#token-requirements):
     // verified before anything of the message is read.
     auth.authenticate(req.headers).then(
