@@ -220,6 +220,24 @@ export const MUTATIONS: Mutation[] = [
   },
   // ---- who may call the endpoint (Origin, Host) ----
   {
+    id: "fetch-disconnect-watch",
+    rule: "A client that goes away while its request runs cancels it: on a fetch handler, the Request's signal. spec/2026-07-28/basic/transports/streamable-http.mdx#cancellation",
+    file: "runtime/src/transport/http/fetch.ts",
+    find: "if (!reply.writableEnded && !reply.destroyed) reply.watch(request.signal);",
+    replace: "if (!reply.writableEnded && !reply.destroyed) void request;",
+    test: HANDLERS,
+    filter: "goes away while its request runs",
+  },
+  {
+    id: "fetch-headers-enumerable",
+    rule: "A fetch handler's request headers are all there for clientKey (HttpLimits), enumerable as on Node.",
+    file: "runtime/src/transport/http/io.ts",
+    find: "ownKeys: () => Object.keys(every())",
+    replace: "ownKeys: () => Object.keys(read)",
+    test: HANDLERS,
+    filter: "clientKey sees every header",
+  },
+  {
     id: "allowed-origins",
     rule: "A configured allowedOrigins list is matched exactly; other Origins are 403. spec/2025-11-25/basic/transports.mdx#security-warning",
     file: "runtime/src/transport/http/security.ts",

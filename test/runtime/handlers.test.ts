@@ -6,6 +6,7 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createParser } from "eventsource-parser";
 import { createServer, type FetchHandler, type McpServer } from "../../runtime/dist/index.js";
+import { splitUrl } from "../../runtime/src/transport/http/io.js";
 
 const MODERN = "2026-07-28";
 const LEGACY = "2025-11-25";
@@ -178,6 +179,55 @@ describe("fetchHandler (web-standard Request → Response)", () => {
     await new Promise((r) => setTimeout(r, 20));
     expect(listeners()).toBe(before);
     await h.close();
+  });
+
+  it("a client that goes away while its request runs cancels it: the handler's signal aborts, the Response is 499", async () => {
+    const server = fixture();
+    let cancelledAfter: number | undefined;
+    const started = Date.now();
+    server.tool({
+      name: "slow",
+      inputSchema: { type: "object" },
+      handler: (_args, ctx) =>
+        new Promise((resolve) => {
+          const t = setTimeout(() => resolve({ content: [{ type: "text", text: "finished" }] }), 5000);
+          ctx.signal.addEventListener("abort", () => ((cancelledAfter = Date.now() - started), clearTimeout(t), resolve({ content: [] })));
+        }),
+    });
+    const h = server.fetchHandler();
+    const client = new AbortController();
+    const call = modern(11, "tools/call", { name: "slow", arguments: {} }, "slow");
+    const answer = h(new Request("http://127.0.0.1/mcp", { method: "POST", headers: call.headers, body: JSON.stringify(call.body), signal: client.signal }));
+    setTimeout(() => client.abort(), 150);
+    expect((await answer).status).toBe(499);
+    expect(cancelledAfter).toBeGreaterThanOrEqual(140);
+    expect(cancelledAfter).toBeLessThan(2000);
+    await h.close();
+  });
+
+  it("clientKey sees every header of the Request, as on Node; the URL's authority stands in for a missing Host", async () => {
+    const seen: Record<string, unknown>[] = [];
+    const h = fixture().fetchHandler({
+      clientKey: ({ headers }) => {
+        seen.push({ ...headers });
+        return String(headers["x-caller"]);
+      },
+    });
+    const call = modern(12, "tools/call", { name: "echo", arguments: { text: "hi" } }, "echo");
+    const r = await h(new Request("http://127.0.0.1:8787/mcp?x=1", { method: "POST", headers: { ...call.headers, "x-caller": "c1" }, body: JSON.stringify(call.body) }));
+    expect(r.status).toBe(200);
+    // Asked once per quota that keys by caller; each time the same headers.
+    expect(seen.length).toBeGreaterThan(0);
+    for (const headers of seen) expect(headers).toEqual({ ...call.headers, "x-caller": "c1", host: "127.0.0.1:8787" });
+    await h.close();
+  });
+
+  it("reads the request target and authority of an absolute URL without a URL object", () => {
+    expect(splitUrl("http://127.0.0.1:8787/mcp?x=1")).toEqual({ target: "/mcp?x=1", authority: "127.0.0.1:8787" });
+    expect(splitUrl("http://[::1]:3000/?a=b")).toEqual({ target: "/?a=b", authority: "[::1]:3000" });
+    expect(splitUrl("http://[::1]:3000?a=b")).toEqual({ target: "/?a=b", authority: "[::1]:3000" });
+    expect(splitUrl("https://user:pw@mcp.example/p/q#frag")).toEqual({ target: "/p/q", authority: "mcp.example" });
+    expect(splitUrl("http://localhost")).toEqual({ target: "/", authority: "localhost" });
   });
 
   it("answers 400 when the body stream fails", async () => {

@@ -190,17 +190,63 @@ export class FetchReply implements Reply {
   }
 }
 
-/** The Incoming of a web-standard Request: its body read through its stream, bounded. */
-export function fetchIncoming(request: Request, url: URL): Incoming {
-  const headers: HeaderBag = {};
-  request.headers.forEach((value, name) => {
-    headers[name] = value;
+/**
+ * A Request's headers as a HeaderBag, read one name at a time (`Headers.get`, kept once read) rather than copied
+ * whole: a copy iterates the Headers in sorted order, which cost more than the few names the endpoint reads. Every
+ * name is there for code that enumerates them (HttpLimits.clientKey may): enumerating copies them all once.
+ * `host`: the value when the request has no Host header (the URL's authority).
+ */
+function lazyHeaders(headers: Headers, host: string): HeaderBag {
+  const read: HeaderBag = {};
+  let all = false;
+  const every = () => {
+    if (all) return read;
+    all = true;
+    headers.forEach((value, name) => {
+      if (!(name in read)) read[name] = value;
+    });
+    read.host ??= host;
+    return read;
+  };
+  return new Proxy(read, {
+    get(target, name) {
+      if (typeof name !== "string") return undefined;
+      if (name in target || all) return target[name];
+      const value = headers.get(name) ?? (name === "host" ? host : undefined);
+      target[name] = value;
+      return value;
+    },
+    has: (_, name) => typeof name === "string" && every()[name] !== undefined,
+    ownKeys: () => Object.keys(every()).filter((k) => read[k] !== undefined),
+    getOwnPropertyDescriptor: (_, name) => {
+      const value = typeof name === "string" ? every()[name] : undefined;
+      return value === undefined ? undefined : { value, writable: true, enumerable: true, configurable: true };
+    },
   });
+}
+
+/**
+ * The request target of an absolute URL (`http://host/mcp?x` → `/mcp?x`) and its authority, without a URL object
+ * (the Request's `url` is always absolute, and already parsed once by the platform).
+ */
+export function splitUrl(url: string): { target: string; authority: string } {
+  const start = url.indexOf("//") + 2;
+  let end = start;
+  while (end < url.length && url[end] !== "/" && url[end] !== "?" && url[end] !== "#") end++;
+  const hash = url.indexOf("#", end);
+  let target = url.slice(end, hash < 0 ? undefined : hash);
+  if (target === "" || target[0] === "?") target = "/" + target;
+  return { target, authority: url.slice(start, end).replace(/^[^@]*@/, "") };
+}
+
+/** The Incoming of a web-standard Request: its body read through its stream, bounded. */
+export function fetchIncoming(request: Request): Incoming {
+  const { target, authority } = splitUrl(request.url);
   // The Request URL is absolute; the Host check reads the authority from the Host header, as on Node.
-  headers.host ??= url.host;
+  const headers = lazyHeaders(request.headers, authority);
   return {
     method: request.method,
-    url: url.pathname + url.search,
+    url: target,
     headers,
     readBody(limit, done, tooLarge, failed) {
       const declared = headers["content-length"];
