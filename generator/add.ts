@@ -57,7 +57,8 @@ export async function addRevision(revision: string, from: string, options: { sch
   const others = manifest.files && Object.fromEntries(Object.entries(manifest.files).filter(([p]) => !SCHEMA_FILES.some((f) => p === `${revision}/${f}`)));
   const updated: Manifest = { ...manifest, revisions: [...manifest.revisions, { id: revision, era, files }], files: others };
   saveManifest(updated, manifestPath);
-  const { generated } = await generate({ schemasDir: options.schemasDir, outDir: options.outDir });
+  // force: the rules of the new revision are read from the render (a forced generate always has one).
+  const generated = (await generate({ schemasDir: options.schemasDir, outDir: options.outDir, force: true })).generated!;
   const header = `added ${revision} (era ${era}) to ${manifestPath}; regenerated ${generated.files.length} files`;
   return previous ? `${header}\n\n${formatDiff(diffRules(generated.rules, previous, revision))}` : header;
 }

@@ -56,20 +56,22 @@ export function buildProgram(): Command {
     .action(async (opts: { check?: boolean; out: string; schemas: string; verbose?: boolean }) => {
       const { generate } = await maintainerModule(() => import("./generate.js"), "generate");
       const t0 = performance.now();
-      const { stale, generated } = await generate({ check: opts.check, outDir: opts.out, schemasDir: opts.schemas });
+      const { stale, count, generated } = await generate({ check: opts.check, outDir: opts.out, schemasDir: opts.schemas });
       const ms = performance.now() - t0;
       if (opts.verbose) {
-        for (const [k, v] of Object.entries(generated.timings)) process.stdout.write(`  ${k.padEnd(11)} ${v.toFixed(0)} ms\n`);
+        if (!generated) process.stdout.write(`  stamp       ${ms.toFixed(0)} ms (out/stamp.json is for these inputs: nothing rendered)\n`);
+        else for (const [k, v] of Object.entries(generated.timings)) process.stdout.write(`  ${k.padEnd(11)} ${v.toFixed(0)} ms\n`);
       }
       if (opts.check) {
         if (stale.length) {
           process.stderr.write(`create-mcp-server: out/ is stale; run 'create-mcp-server generate'. Stale files:\n${stale.map((s) => `  ${s}`).join("\n")}\n`);
           process.exit(1);
         }
-        process.stdout.write(`out/ is up to date (${generated.files.length} files)\n`);
+        process.stdout.write(`out/ is up to date (${count} files)\n`);
         return;
       }
-      process.stdout.write(`generated ${generated.files.length} files for ${generated.rules.revisions.map((r) => r.id).join(", ")} in ${(ms / 1000).toFixed(1)} s\n`);
+      if (!generated) return void process.stdout.write(`out/ is up to date (${count} files): nothing to generate\n`);
+      process.stdout.write(`generated ${count} files for ${generated.rules.revisions.map((r) => r.id).join(", ")} in ${(ms / 1000).toFixed(1)} s\n`);
     });
 
   program

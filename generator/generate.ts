@@ -3,22 +3,17 @@
  *
  * For each revision R: `out/R/types.ts`, `out/R/validators.js` (+ `.d.ts`),
  * `out/R/errors.ts`, `out/R/index.ts`; and once: `out/rules.json`,
- * `out/rules.ts`, `out/loaders.ts`, `out/index.ts`. Everything is rendered in memory, formatted
- * by prettier (but the validators: ajv's standalone code, one statement a line, which nobody edits and which took
- * four fifths of the time to format), and only then written, through a temporary directory swapped in
- * by rename, so a failure never leaves `out/` half-written. Output is
- * deterministic: generating twice gives identical bytes.
+ * `out/rules.ts`, `out/loaders.ts`, `out/index.ts`. Everything is rendered in memory (render.ts)
+ * and only then written, through a temporary directory swapped in by rename, so a failure never leaves `out/`
+ * half-written, with out/'s stamp (stamp.ts): what it was generated from. Output is deterministic: generating twice
+ * gives identical bytes. With a stamp for the same inputs, `--check` (and a `generate` with nothing to do) hashes
+ * out/'s files instead of rendering them again.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
-import * as prettier from "prettier";
-import { applyErrata, errataFor } from "./errata.js";
-import { extractModel, inferEra, parseSchemaJson, type SchemaModel } from "./extract.js";
-import { type Manifest, PROJECT_ROOT, loadManifest } from "./manifest.js";
-import { buildRules, emitRulesModule, type RulesData } from "./rules.js";
-import { SchemaError, readSchemaFiles } from "./sync.js";
-import { emitErrors, emitTypes } from "./types.js";
-import { emitLoaders, emitValidators } from "./validators.js";
+import { PROJECT_ROOT } from "./manifest.js";
+import type { RulesData } from "./rules.js";
+import { inputsDigest, stampedState, stampFile } from "./stamp.js";
 
 export interface GenerateOptions {
   /** Directory holding `manifest.json` and `<revision>/schema.{ts,json}`; default `schemas/`. */
@@ -37,66 +32,6 @@ export interface Generated {
   files: GeneratedFile[];
   rules: RulesData;
   timings: Record<string, number>;
-}
-
-const PRETTIER: prettier.Options = { printWidth: 120 };
-
-export async function render(options: GenerateOptions = {}): Promise<Generated> {
-  const schemasDir = resolve(options.schemasDir ?? join(PROJECT_ROOT, "schemas"));
-  const manifest: Manifest = loadManifest(join(schemasDir, "manifest.json"));
-  const timings: Record<string, number> = { parse: 0, validators: 0, types: 0, format: 0 };
-  const time = <T>(key: string, f: () => T): T => {
-    const t0 = performance.now();
-    try {
-      return f();
-    } finally {
-      timings[key] += performance.now() - t0;
-    }
-  };
-  const files: GeneratedFile[] = [];
-  const inputs: { id: string; era: "legacy" | "modern"; model: SchemaModel }[] = [];
-  for (const r of manifest.revisions) {
-    const { ts, json, dir } = readSchemaFiles(r, schemasDir);
-    const tsPath = join(dir, "schema.ts");
-    const jsonPath = join(dir, "schema.json");
-    // Errata first, so the validators and the rules data are built from the same corrected schema.
-    const schemaJson = time("parse", () => applyErrata(r.id, parseSchemaJson(jsonPath, json), jsonPath));
-    const model = time("parse", () => extractModel(tsPath, ts, jsonPath, schemaJson));
-    const inferred = inferEra(model);
-    if (inferred !== r.era) throw new SchemaError(`${tsPath}: manifest says era ${r.era} but the schema defines ${inferred === "modern" ? "server/discover" : "initialize"} (era ${inferred})`);
-    inputs.push({ id: r.id, era: r.era, model });
-    const v = time("validators", () => emitValidators(jsonPath, schemaJson, model, errataFor(r.id)));
-    files.push({ path: `${r.id}/validators.js`, content: v.js });
-    files.push({ path: `${r.id}/validators.d.ts`, content: v.dts });
-    files.push({ path: `${r.id}/dispatch-validators.js`, content: v.dispatchJs });
-    files.push({ path: `${r.id}/dispatch-validators.d.ts`, content: v.dispatchDts });
-    files.push({ path: `${r.id}/types.ts`, content: time("types", () => emitTypes(tsPath, ts, model, r.id)) });
-    files.push({ path: `${r.id}/index.ts`, content: `export * from "./types.js";\nexport * as errors from "./errors.js";\nexport * as validators from "./validators.js";\n` });
-  }
-  const rules = buildRules(inputs);
-  for (const { id } of inputs) {
-    const codes = Object.entries(rules.errorCodes).flatMap(([name, list]) => list.filter((c) => c.revisions.includes(id)).map((c) => ({ name, code: c.code, source: c.source })));
-    files.push({ path: `${id}/errors.ts`, content: emitErrors(id, codes) });
-  }
-  const newest = inputs[inputs.length - 1].id;
-  files.push({
-    path: "latest.ts",
-    content: `// The protocol types of the newest revision (${newest}): what handlers are typed with.\nexport * from "./${newest}/types.js";\nexport const LATEST_REVISION = ${JSON.stringify(newest)};\n`,
-  });
-  files.push({ path: "rules.json", content: JSON.stringify(rules, null, 2) + "\n" });
-  files.push({ path: "rules.ts", content: emitRulesModule(rules) });
-  files.push({ path: "loaders.ts", content: emitLoaders(inputs.map((i) => i.id)) });
-  const t0 = performance.now();
-  const formatted = await Promise.all(
-    files.map(async (f) => {
-      if (f.path.endsWith("validators.js")) return f; // ajv's own layout (code.lines), as codegen leaves it too
-      const parser = f.path.endsWith(".json") ? "json" : f.path.endsWith(".js") ? "babel" : "typescript";
-      return { path: f.path, content: await prettier.format(f.content, { ...PRETTIER, parser }) };
-    }),
-  );
-  timings.format = performance.now() - t0;
-  formatted.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  return { files: formatted, rules, timings };
 }
 
 function listFiles(dir: string, base = dir): string[] {
@@ -135,10 +70,32 @@ export function writeOut(outDir: string, generated: GeneratedFile[]): void {
   rmSync(old, { recursive: true, force: true });
 }
 
-export async function generate(options: GenerateOptions & { check?: boolean } = {}): Promise<{ stale: string[]; generated: Generated }> {
+/** What `generate` did: the stale files (`check`), how many files out/ holds, and the render when there was one. */
+export interface GenerateResult {
+  stale: string[];
+  /** Files generation writes (out/'s stamp included). */
+  count: number;
+  /** The rendering, when the inputs had to be rendered (no stamp for them, or files to write). */
+  generated?: Generated;
+}
+
+/**
+ * Generate out/ from the schemas (or, with `check`, only compare). Where out/'s stamp is for the same inputs and every
+ * file matches it, nothing is rendered (unless `force`): `check` reports it up to date, and generating has nothing to
+ * write.
+ * Throws SchemaError for a missing, unpinned or malformed schema (out/ left as it was).
+ */
+export async function generate(options: GenerateOptions & { check?: boolean; force?: boolean } = {}): Promise<GenerateResult> {
   const outDir = resolve(options.outDir ?? join(PROJECT_ROOT, "out"));
+  const inputs = inputsDigest(resolve(options.schemasDir ?? join(PROJECT_ROOT, "schemas")));
+  const known = existsSync(outDir) ? stampedState(outDir, inputs) : undefined;
+  if (known && !options.force && (options.check || known.stale.length === 0)) return known;
+  const { render } = await import("./render.js");
   const generated = await render(options);
-  if (options.check) return { stale: staleFiles(outDir, generated.files), generated };
+  generated.files.push(stampFile(inputs, generated.files));
+  generated.files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  const count = generated.files.length;
+  if (options.check) return { stale: staleFiles(outDir, generated.files), count, generated };
   writeOut(outDir, generated.files);
-  return { stale: [], generated };
+  return { stale: [], count, generated };
 }

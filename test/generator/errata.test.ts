@@ -11,7 +11,7 @@ import { Project } from "ts-morph";
 import { afterAll, describe, expect, it } from "vitest";
 import { auditSchema, type AuditFinding } from "../../generator/audit.js";
 import { applyErrata, errataFor } from "../../generator/errata.js";
-import { render } from "../../generator/generate.js";
+import { render } from "../../generator/render.js";
 import { SCHEMA_FILES, loadManifest } from "../../generator/manifest.js";
 import { SCHEMA_ERRATA } from "../../generator/overlay.js";
 import { sha256 } from "../../generator/sync.js";

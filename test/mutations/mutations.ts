@@ -607,6 +607,14 @@ export const MUTATIONS: Mutation[] = [
   },
   // ---- prose rules of generator/overlay.ts (regenerated into out/rules.ts) ----
   {
+    id: "generate-stamp-inputs",
+    rule: "generate --check trusts out/stamp.json only when it was written for the same inputs (schemas, generator, packages); otherwise it renders and compares.",
+    file: "generator/stamp.ts",
+    find: "if (stamp?.inputs !== inputs ||",
+    replace: "if (",
+    test: "test/generator/stamp.test.ts",
+  },
+  {
     id: "overlay-primes-sse-streams",
     rule: "Priming SSE events (an id, empty data) from 2025-11-25 only; earlier clients may not expect them. spec/2025-11-25/basic/transports.mdx#sending-messages-to-the-server",
     file: "generator/overlay.ts",
