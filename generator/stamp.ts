@@ -8,7 +8,7 @@
 import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
-import { dirname, join, relative } from "node:path";
+import { dirname, isAbsolute, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { loadManifest } from "./manifest.js";
 
@@ -87,6 +87,8 @@ export function stampedState(outDir: string, inputs: string): { stale: string[];
     return undefined;
   }
   if (stamp?.inputs !== inputs || typeof stamp.files !== "object" || stamp.files === null) return undefined;
+  // A stamp naming a file outside out/ is not one this generator wrote: only rendering can tell then.
+  if (Object.keys(stamp.files).some((p) => isAbsolute(p) || p.split(/[\\/]/).includes(".."))) return undefined;
   const stale: string[] = [];
   for (const [path, digest] of Object.entries(stamp.files)) {
     const p = join(outDir, path);

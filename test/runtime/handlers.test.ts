@@ -207,18 +207,22 @@ describe("fetchHandler (web-standard Request → Response)", () => {
 
   it("clientKey sees every header of the Request, as on Node; the URL's authority stands in for a missing Host", async () => {
     const seen: Record<string, unknown>[] = [];
+    const byName: unknown[] = [];
     const h = fixture().fetchHandler({
       clientKey: ({ headers }) => {
+        // Names that an object would inherit are headers or nothing, as on Node.
+        byName.push([headers["constructor"], headers["toString"], "hasOwnProperty" in headers]);
         seen.push({ ...headers });
         return String(headers["x-caller"]);
       },
     });
     const call = modern(12, "tools/call", { name: "echo", arguments: { text: "hi" } }, "echo");
-    const r = await h(new Request("http://127.0.0.1:8787/mcp?x=1", { method: "POST", headers: { ...call.headers, "x-caller": "c1" }, body: JSON.stringify(call.body) }));
+    const r = await h(new Request("http://127.0.0.1:8787/mcp?x=1", { method: "POST", headers: { ...call.headers, "x-caller": "c1", constructor: "c2" }, body: JSON.stringify(call.body) }));
     expect(r.status).toBe(200);
+    for (const b of byName) expect(b).toEqual(["c2", undefined, false]);
     // Asked once per quota that keys by caller; each time the same headers.
     expect(seen.length).toBeGreaterThan(0);
-    for (const headers of seen) expect(headers).toEqual({ ...call.headers, "x-caller": "c1", host: "127.0.0.1:8787" });
+    for (const headers of seen) expect(headers).toEqual({ ...call.headers, "x-caller": "c1", constructor: "c2", host: "127.0.0.1:8787" });
     await h.close();
   });
 

@@ -197,7 +197,8 @@ export class FetchReply implements Reply {
  * `host`: the value when the request has no Host header (the URL's authority).
  */
 function lazyHeaders(headers: Headers, host: string): HeaderBag {
-  const read: HeaderBag = {};
+  // No prototype, as Node's own headers object: a header named `constructor` or `__proto__` is only a header.
+  const read: HeaderBag = Object.create(null) as HeaderBag;
   let all = false;
   const every = () => {
     if (all) return read;
@@ -211,7 +212,7 @@ function lazyHeaders(headers: Headers, host: string): HeaderBag {
   return new Proxy(read, {
     get(target, name) {
       if (typeof name !== "string") return undefined;
-      if (name in target || all) return target[name];
+      if (all || Object.hasOwn(target, name)) return target[name];
       const value = headers.get(name) ?? (name === "host" ? host : undefined);
       target[name] = value;
       return value;
