@@ -13,7 +13,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, s
 import { dirname, join, relative, resolve } from "node:path";
 import { PROJECT_ROOT } from "./manifest.js";
 import type { RulesData } from "./rules.js";
-import { inputsDigest, stampedState, stampFile } from "./stamp.js";
+import { readInputs, stampedState, stampFile } from "./stamp.js";
 
 export interface GenerateOptions {
   /** Directory holding `manifest.json` and `<revision>/schema.{ts,json}`; default `schemas/`. */
@@ -38,17 +38,32 @@ function listFiles(dir: string, base = dir): string[] {
   if (!existsSync(dir)) return [];
   return readdirSync(dir).flatMap((name) => {
     const p = join(dir, name);
-    return statSync(p).isDirectory() ? listFiles(p, base) : [relative(base, p)];
+    let directory = false;
+    try {
+      directory = statSync(p).isDirectory();
+    } catch {
+      // A dangling link: listed, so that it is named stale.
+    }
+    return directory ? listFiles(p, base) : [relative(base, p)];
   });
 }
 
-/** Files of `outDir` that differ from `generated`, are missing, or should not be there. */
+/** A regular file (not a folder, nor a dangling link). */
+function isFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** Files of `outDir` that differ from `generated`, are missing or not files, or should not be there. */
 export function staleFiles(outDir: string, generated: GeneratedFile[]): string[] {
   const stale: string[] = [];
   const expected = new Set(generated.map((f) => f.path));
   for (const f of generated) {
     const p = join(outDir, f.path);
-    if (!existsSync(p) || readFileSync(p, "utf8") !== f.content) stale.push(f.path);
+    if (!isFile(p) || readFileSync(p, "utf8") !== f.content) stale.push(f.path);
   }
   for (const p of listFiles(outDir)) if (!expected.has(p)) stale.push(p);
   return stale.sort();
@@ -87,13 +102,16 @@ export interface GenerateResult {
  */
 export async function generate(options: GenerateOptions & { check?: boolean; force?: boolean } = {}): Promise<GenerateResult> {
   const outDir = resolve(options.outDir ?? join(PROJECT_ROOT, "out"));
-  const inputs = inputsDigest(resolve(options.schemasDir ?? join(PROJECT_ROOT, "schemas")));
+  const inputs = readInputs(resolve(options.schemasDir ?? join(PROJECT_ROOT, "schemas")));
   const known = existsSync(outDir) ? stampedState(outDir, inputs) : undefined;
   if (known && !options.force && (options.check || known.stale.length === 0)) return known;
   const { render } = await import("./render.js");
   const generated = await render(options);
-  generated.files.push(stampFile(inputs, generated.files));
+  generated.files.push(stampFile(inputs.digest, generated.files));
   generated.files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  // stampedState checks a stamp's files against outputPaths: the render must write exactly those.
+  const paths = generated.files.map((f) => f.path).join(", ");
+  if (paths !== inputs.outputs.join(", ")) throw new Error(`generate: rendered ${paths}, but stamp.ts names ${inputs.outputs.join(", ")}`);
   const count = generated.files.length;
   if (options.check) return { stale: staleFiles(outDir, generated.files), count, generated };
   writeOut(outDir, generated.files);

@@ -8,11 +8,20 @@
 import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
-import { dirname, isAbsolute, join, relative } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { loadManifest } from "./manifest.js";
 
 export const STAMP = "stamp.json";
+
+/** The files generation writes per revision, and once (besides the stamp): render.ts writes exactly these. */
+const PER_REVISION = ["dispatch-validators.d.ts", "dispatch-validators.js", "errors.ts", "index.ts", "types.ts", "validators.d.ts", "validators.js"];
+const ONCE = ["latest.ts", "loaders.ts", "rules.json", "rules.ts"];
+
+/** Every path generation writes under out/ for `revisions` (sorted), the stamp included. */
+export function outputPaths(revisions: readonly string[]): string[] {
+  return [...revisions.flatMap((r) => PER_REVISION.map((f) => `${r}/${f}`)), ...ONCE, STAMP].sort();
+}
 
 /** The packages whose versions decide what generation writes (the validators' code, the types, the formatting). */
 const SHAPING_PACKAGES = ["ajv", "ajv-formats", "json-schema-to-typescript", "prettier", "ts-morph"];
@@ -47,16 +56,24 @@ function packageVersion(name: string): string {
   }
 }
 
+/** What generation reads (its digest) and writes (every path under out/, sorted), from readInputs. */
+export interface Inputs {
+  digest: string;
+  outputs: string[];
+}
+
 /**
- * A digest (sha256 hex) of what generation reads from `schemasDir`, of this generator's sources (the folder of this
- * module: generator/ in a checkout) and of the shaping packages' versions. Throws what loadManifest throws.
+ * What generation reads: `digest`, a sha256 (hex) of the manifest and schemas in `schemasDir`, of this generator's
+ * sources (the folder of this module: generator/ in a checkout) and of the shaping packages' versions; `outputs`,
+ * every path it writes for the manifest's revisions. Throws what loadManifest throws.
  */
-export function inputsDigest(schemasDir: string): string {
+export function readInputs(schemasDir: string): Inputs {
   const h = createHash("sha256");
   const add = (label: string, data: string | Buffer) => h.update(`${label}\0${data.length}\0`).update(data);
   const manifestPath = join(schemasDir, "manifest.json");
   add("manifest", readFileSync(manifestPath));
-  for (const r of loadManifest(manifestPath).revisions) {
+  const revisions = loadManifest(manifestPath).revisions;
+  for (const r of revisions) {
     for (const file of ["schema.ts", "schema.json"]) {
       const p = join(schemasDir, r.id, file);
       add(`${r.id}/${file}`, existsSync(p) ? readFileSync(p) : "missing");
@@ -65,7 +82,7 @@ export function inputsDigest(schemasDir: string): string {
   const own = dirname(fileURLToPath(import.meta.url));
   for (const f of filesUnder(own)) add(`generator/${f}`, readFileSync(join(own, f)));
   for (const name of SHAPING_PACKAGES) add(`package ${name}`, packageVersion(name));
-  return h.digest("hex");
+  return { digest: h.digest("hex"), outputs: outputPaths(revisions.map((r) => r.id)) };
 }
 
 /** The stamp of `files` generated from `inputs`, as a file of out/. */
@@ -74,27 +91,47 @@ export function stampFile(inputs: string, files: { path: string; content: string
   return { path: STAMP, content: JSON.stringify(stamp, null, 2) + "\n" };
 }
 
+/** sha256 (hex) of a regular file, else undefined (missing, a directory, a dangling link, unreadable). */
+function fileDigest(path: string): string | undefined {
+  try {
+    return statSync(path).isFile() ? sha256(readFileSync(path)) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
- * What out/ holds against its stamp, when the stamp was written for `inputs`: the files that differ from what was
- * written, are missing, or should not be there (sorted), and how many files generation writes. Undefined when out/
- * has no stamp, an unreadable one, or one for other inputs: only rendering can tell then.
+ * What out/ holds against its stamp, when the stamp was written for these inputs: the files that differ from what
+ * was written, are missing or not files, or should not be there (sorted), and how many files generation writes.
+ * Undefined when out/ has no stamp, an unreadable one, or one for other inputs or another set of files: only
+ * rendering can tell then.
  */
-export function stampedState(outDir: string, inputs: string): { stale: string[]; count: number } | undefined {
+export function stampedState(outDir: string, inputs: Inputs): { stale: string[]; count: number } | undefined {
   let stamp: Stamp;
   try {
     stamp = JSON.parse(readFileSync(join(outDir, STAMP), "utf8")) as Stamp;
   } catch {
     return undefined;
   }
-  if (stamp?.inputs !== inputs || typeof stamp.files !== "object" || stamp.files === null) return undefined;
-  // A stamp naming a file outside out/ is not one this generator wrote: only rendering can tell then.
-  if (Object.keys(stamp.files).some((p) => isAbsolute(p) || p.split(/[\\/]/).includes(".."))) return undefined;
-  const stale: string[] = [];
-  for (const [path, digest] of Object.entries(stamp.files)) {
-    const p = join(outDir, path);
-    if (!existsSync(p) || sha256(readFileSync(p)) !== digest) stale.push(path);
+  if (stamp?.inputs !== inputs.digest || typeof stamp.files !== "object" || stamp.files === null) return undefined;
+  // It lists every file these inputs produce and no other (its own name aside), or it is not one written for them.
+  const listed = Object.keys(stamp.files).concat(STAMP).sort();
+  if (listed.length !== inputs.outputs.length || listed.some((p, i) => p !== inputs.outputs[i])) return undefined;
+  const stale = Object.entries(stamp.files)
+    .filter(([path, digest]) => fileDigest(join(outDir, path)) !== digest)
+    .map(([path]) => path);
+  const expected = new Set(inputs.outputs);
+  for (const f of readdirSync(outDir, { recursive: true, encoding: "utf8" })) {
+    const path = f.split("\\").join("/");
+    if (expected.has(path)) continue;
+    let directory = false;
+    try {
+      directory = statSync(join(outDir, f)).isDirectory();
+    } catch {
+      // A dangling link: not a file generation writes.
+    }
+    // A revision's folder is expected; anything else is not.
+    if (!(directory && inputs.outputs.some((o) => o.startsWith(`${path}/`)))) stale.push(path);
   }
-  const expected = new Set([...Object.keys(stamp.files), STAMP]);
-  for (const f of readdirSync(outDir, { recursive: true, encoding: "utf8" })) if (statSync(join(outDir, f)).isFile() && !expected.has(relative(".", f).split("\\").join("/"))) stale.push(f);
   return { stale: stale.sort(), count: expected.size };
 }

@@ -2,7 +2,7 @@
  * out/stamp.json (generator/stamp.ts): `generate --check`, and a `generate` with nothing to do, hash out/'s files
  * instead of rendering them, but only under a stamp written for the same inputs. The generator CLI as a real process.
  */
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -49,5 +49,29 @@ describe("out/stamp.json", () => {
     writeFileSync(join(fresh, "rules.ts"), "// edited\n");
     expect((await cli(["generate", "--out", fresh])).stdout).toMatch(/^generated 40 files/);
     expect(snapshot(fresh)).toEqual(before);
+  });
+
+  it("a stamp that lists fewer files than these inputs produce is not trusted: the missing file is named", async () => {
+    const outD = join(tmp, "outD");
+    cpSync(fresh, outD, { recursive: true });
+    rmSync(join(outD, "rules.json"));
+    const stamp = JSON.parse(readFileSync(join(outD, "stamp.json"), "utf8"));
+    delete stamp.files["rules.json"];
+    writeFileSync(join(outD, "stamp.json"), JSON.stringify(stamp, null, 2) + "\n");
+    const r = await cli(["generate", "--check", "--out", outD]);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain("  rules.json\n");
+  });
+
+  it("a folder where a file belongs and a dangling link are named stale, and generate repairs out/", async () => {
+    const outE = join(tmp, "outE");
+    cpSync(fresh, outE, { recursive: true });
+    rmSync(join(outE, "rules.ts"));
+    mkdirSync(join(outE, "rules.ts"));
+    symlinkSync(join(tmp, "nowhere"), join(outE, "dangling.ts"));
+    const r = await cli(["generate", "--check", "--out", outE]);
+    expect([r.status, r.stderr.split("\n").filter((l) => l.startsWith("  "))]).toEqual([1, ["  dangling.ts", "  rules.ts"]]);
+    expect((await cli(["generate", "--out", outE])).status).toBe(0);
+    expect(snapshot(outE)).toEqual(snapshot(fresh));
   });
 });

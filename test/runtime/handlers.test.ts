@@ -210,7 +210,7 @@ describe("fetchHandler (web-standard Request → Response)", () => {
     const byName: unknown[] = [];
     const h = fixture().fetchHandler({
       clientKey: ({ headers }) => {
-        // Names that an object would inherit are headers or nothing, as on Node.
+        // A plain object, as Node's: a header named constructor is the header, the rest is Object's.
         byName.push([headers["constructor"], headers["toString"], "hasOwnProperty" in headers]);
         seen.push({ ...headers });
         return String(headers["x-caller"]);
@@ -219,11 +219,22 @@ describe("fetchHandler (web-standard Request → Response)", () => {
     const call = modern(12, "tools/call", { name: "echo", arguments: { text: "hi" } }, "echo");
     const r = await h(new Request("http://127.0.0.1:8787/mcp?x=1", { method: "POST", headers: { ...call.headers, "x-caller": "c1", constructor: "c2" }, body: JSON.stringify(call.body) }));
     expect(r.status).toBe(200);
-    for (const b of byName) expect(b).toEqual(["c2", undefined, false]);
+    for (const b of byName) expect(b).toEqual(["c2", Object.prototype.toString, true]);
     // Asked once per quota that keys by caller; each time the same headers.
     expect(seen.length).toBeGreaterThan(0);
     for (const headers of seen) expect(headers).toEqual({ ...call.headers, "x-caller": "c1", constructor: "c2", host: "127.0.0.1:8787" });
     await h.close();
+  });
+
+  it("refuses a Request whose URL is not http(s) with 400, whatever its Host header", async () => {
+    const call = modern(13, "tools/call", { name: "echo", arguments: { text: "hi" } }, "echo");
+    for (const url of ["blob:http://localhost/mcp", "foo://localhost/mcp", "about:blank"]) {
+      for (const host of [undefined, "localhost"]) {
+        const headers = host ? { ...call.headers, host } : call.headers;
+        const r = await handler(new Request(url, { method: "POST", headers, body: JSON.stringify(call.body) }));
+        expect([url, host, r.status]).toEqual([url, host, 400]);
+      }
+    }
   });
 
   it("reads the request target and authority of an absolute URL without a URL object", () => {
@@ -232,6 +243,9 @@ describe("fetchHandler (web-standard Request → Response)", () => {
     expect(splitUrl("http://[::1]:3000?a=b")).toEqual({ target: "/?a=b", authority: "[::1]:3000" });
     expect(splitUrl("https://user:pw@mcp.example/p/q#frag")).toEqual({ target: "/p/q", authority: "mcp.example" });
     expect(splitUrl("http://localhost")).toEqual({ target: "/", authority: "localhost" });
+    // Not http(s): the whole URL, which the endpoint refuses as a request target (below).
+    expect(splitUrl("blob:http://localhost/mcp")).toEqual({ target: "blob:http://localhost/mcp", authority: "" });
+    expect(splitUrl("foo://localhost/mcp?x")).toEqual({ target: "foo://localhost/mcp?x", authority: "" });
   });
 
   it("answers 400 when the body stream fails", async () => {

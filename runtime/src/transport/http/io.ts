@@ -191,46 +191,12 @@ export class FetchReply implements Reply {
 }
 
 /**
- * A Request's headers as a HeaderBag, read one name at a time (`Headers.get`, kept once read) rather than copied
- * whole: a copy iterates the Headers in sorted order, which cost more than the few names the endpoint reads. Every
- * name is there for code that enumerates them (HttpLimits.clientKey may): enumerating copies them all once.
- * `host`: the value when the request has no Host header (the URL's authority).
- */
-function lazyHeaders(headers: Headers, host: string): HeaderBag {
-  // No prototype, as Node's own headers object: a header named `constructor` or `__proto__` is only a header.
-  const read: HeaderBag = Object.create(null) as HeaderBag;
-  let all = false;
-  const every = () => {
-    if (all) return read;
-    all = true;
-    headers.forEach((value, name) => {
-      if (!(name in read)) read[name] = value;
-    });
-    read.host ??= host;
-    return read;
-  };
-  return new Proxy(read, {
-    get(target, name) {
-      if (typeof name !== "string") return undefined;
-      if (all || Object.hasOwn(target, name)) return target[name];
-      const value = headers.get(name) ?? (name === "host" ? host : undefined);
-      target[name] = value;
-      return value;
-    },
-    has: (_, name) => typeof name === "string" && every()[name] !== undefined,
-    ownKeys: () => Object.keys(every()).filter((k) => read[k] !== undefined),
-    getOwnPropertyDescriptor: (_, name) => {
-      const value = typeof name === "string" ? every()[name] : undefined;
-      return value === undefined ? undefined : { value, writable: true, enumerable: true, configurable: true };
-    },
-  });
-}
-
-/**
- * The request target of an absolute URL (`http://host/mcp?x` → `/mcp?x`) and its authority, without a URL object
- * (the Request's `url` is always absolute, and already parsed once by the platform).
+ * The request target of an absolute http(s) URL (`http://host/mcp?x` → `/mcp?x`) and its authority, without a URL
+ * object (a Request's `url` is always absolute, and already parsed once by the platform). Any other scheme stays the
+ * whole URL, an absolute-form target the endpoint refuses (400), with no authority.
  */
 export function splitUrl(url: string): { target: string; authority: string } {
+  if (!/^https?:\/\//i.test(url)) return { target: url, authority: "" };
   const start = url.indexOf("//") + 2;
   let end = start;
   while (end < url.length && url[end] !== "/" && url[end] !== "?" && url[end] !== "#") end++;
@@ -243,8 +209,13 @@ export function splitUrl(url: string): { target: string; authority: string } {
 /** The Incoming of a web-standard Request: its body read through its stream, bounded. */
 export function fetchIncoming(request: Request): Incoming {
   const { target, authority } = splitUrl(request.url);
+  // A plain object, as Node's: what HttpLimits.clientKey is given too.
+  const headers: HeaderBag = {};
+  request.headers.forEach((value, name) => {
+    headers[name] = value;
+  });
   // The Request URL is absolute; the Host check reads the authority from the Host header, as on Node.
-  const headers = lazyHeaders(request.headers, authority);
+  headers.host ??= authority;
   return {
     method: request.method,
     url: target,
