@@ -7,13 +7,18 @@ import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sha256 } from "../../generator/sync.js";
-import { cli } from "../helpers.js";
+import { cli, OUT } from "../helpers.js";
 
 const tmp = mkdtempSync(join(tmpdir(), "cms-stamp-"));
 const fresh = join(tmp, "fresh");
 beforeAll(async () => {
-  const r = await cli(["generate", "--out", fresh]);
-  expect(r.status, r.stderr).toBe(0);
+  // out/ as pretest generated it, if it is up to date (a hash check), else a render: one render fewer per run.
+  cpSync(OUT, fresh, { recursive: true });
+  if ((await cli(["generate", "--check", "--out", fresh])).status !== 0) {
+    rmSync(fresh, { recursive: true, force: true });
+    const r = await cli(["generate", "--out", fresh]);
+    expect(r.status, r.stderr).toBe(0);
+  }
 });
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
@@ -43,35 +48,26 @@ describe("out/stamp.json", () => {
     const same = await cli(["generate", "--check", "--verbose", "--out", fresh]);
     expect(same.status).toBe(0);
     expect(same.stdout).toMatch(/nothing rendered/);
-    // generate with nothing to do writes nothing; after an edit it renders and restores the file.
+    // generate with nothing to do writes nothing.
     const before = snapshot(fresh);
     expect((await cli(["generate", "--out", fresh])).stdout).toMatch(/nothing to generate/);
-    writeFileSync(join(fresh, "rules.ts"), "// edited\n");
-    expect((await cli(["generate", "--out", fresh])).stdout).toMatch(/^generated 40 files/);
     expect(snapshot(fresh)).toEqual(before);
   });
 
-  it("a stamp that lists fewer files than these inputs produce is not trusted: the missing file is named", async () => {
+  it("a stamp listing fewer files than these inputs produce is not trusted; a folder or a dangling link where a file belongs is named stale; generate repairs out/", async () => {
     const outD = join(tmp, "outD");
     cpSync(fresh, outD, { recursive: true });
+    // rules.json gone, and gone from the stamp's list too: only the list these inputs produce tells it is missing.
     rmSync(join(outD, "rules.json"));
     const stamp = JSON.parse(readFileSync(join(outD, "stamp.json"), "utf8"));
     delete stamp.files["rules.json"];
     writeFileSync(join(outD, "stamp.json"), JSON.stringify(stamp, null, 2) + "\n");
+    rmSync(join(outD, "rules.ts"));
+    mkdirSync(join(outD, "rules.ts"));
+    symlinkSync(join(tmp, "nowhere"), join(outD, "dangling.ts"));
     const r = await cli(["generate", "--check", "--out", outD]);
-    expect(r.status).toBe(1);
-    expect(r.stderr).toContain("  rules.json\n");
-  });
-
-  it("a folder where a file belongs and a dangling link are named stale, and generate repairs out/", async () => {
-    const outE = join(tmp, "outE");
-    cpSync(fresh, outE, { recursive: true });
-    rmSync(join(outE, "rules.ts"));
-    mkdirSync(join(outE, "rules.ts"));
-    symlinkSync(join(tmp, "nowhere"), join(outE, "dangling.ts"));
-    const r = await cli(["generate", "--check", "--out", outE]);
-    expect([r.status, r.stderr.split("\n").filter((l) => l.startsWith("  "))]).toEqual([1, ["  dangling.ts", "  rules.ts"]]);
-    expect((await cli(["generate", "--out", outE])).status).toBe(0);
-    expect(snapshot(outE)).toEqual(snapshot(fresh));
+    expect([r.status, r.stderr.split("\n").filter((l) => l.startsWith("  "))]).toEqual([1, ["  dangling.ts", "  rules.json", "  rules.ts", "  stamp.json"]]);
+    expect((await cli(["generate", "--out", outD])).status).toBe(0);
+    expect(snapshot(outD)).toEqual(snapshot(fresh));
   });
 });
