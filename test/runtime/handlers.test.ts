@@ -6,7 +6,6 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createParser } from "eventsource-parser";
 import { createServer, type FetchHandler, type McpServer } from "../../runtime/dist/index.js";
-import { splitUrl } from "../../runtime/src/transport/http/io.js";
 
 const MODERN = "2026-07-28";
 const LEGACY = "2025-11-25";
@@ -235,17 +234,6 @@ describe("fetchHandler (web-standard Request → Response)", () => {
         expect([url, host, r.status]).toEqual([url, host, 400]);
       }
     }
-  });
-
-  it("reads the request target and authority of an absolute URL without a URL object", () => {
-    expect(splitUrl("http://127.0.0.1:8787/mcp?x=1")).toEqual({ target: "/mcp?x=1", authority: "127.0.0.1:8787" });
-    expect(splitUrl("http://[::1]:3000/?a=b")).toEqual({ target: "/?a=b", authority: "[::1]:3000" });
-    expect(splitUrl("http://[::1]:3000?a=b")).toEqual({ target: "/?a=b", authority: "[::1]:3000" });
-    expect(splitUrl("https://user:pw@mcp.example/p/q#frag")).toEqual({ target: "/p/q", authority: "mcp.example" });
-    expect(splitUrl("http://localhost")).toEqual({ target: "/", authority: "localhost" });
-    // Not http(s): the whole URL, which the endpoint refuses as a request target (below).
-    expect(splitUrl("blob:http://localhost/mcp")).toEqual({ target: "blob:http://localhost/mcp", authority: "" });
-    expect(splitUrl("foo://localhost/mcp?x")).toEqual({ target: "foo://localhost/mcp?x", authority: "" });
   });
 
   it("answers 400 when the body stream fails", async () => {

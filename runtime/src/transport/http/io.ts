@@ -190,35 +190,22 @@ export class FetchReply implements Reply {
   }
 }
 
-/**
- * The request target of an absolute http(s) URL (`http://host/mcp?x` → `/mcp?x`) and its authority, without a URL
- * object (a Request's `url` is always absolute, and already parsed once by the platform). Any other scheme stays the
- * whole URL, an absolute-form target the endpoint refuses (400), with no authority.
- */
-export function splitUrl(url: string): { target: string; authority: string } {
-  if (!/^https?:\/\//i.test(url)) return { target: url, authority: "" };
-  const start = url.indexOf("//") + 2;
-  let end = start;
-  while (end < url.length && url[end] !== "/" && url[end] !== "?" && url[end] !== "#") end++;
-  const hash = url.indexOf("#", end);
-  let target = url.slice(end, hash < 0 ? undefined : hash);
-  if (target === "" || target[0] === "?") target = "/" + target;
-  return { target, authority: url.slice(start, end).replace(/^[^@]*@/, "") };
-}
-
 /** The Incoming of a web-standard Request: its body read through its stream, bounded. */
 export function fetchIncoming(request: Request): Incoming {
-  const { target, authority } = splitUrl(request.url);
+  const url = new URL(request.url);
+  // Only an http(s) URL names a target here; any other (`blob:`, a custom scheme) stays whole, an absolute-form target
+  // the endpoint refuses (400).
+  const web = url.protocol === "http:" || url.protocol === "https:";
   // A plain object, as Node's: what HttpLimits.clientKey is given too.
   const headers: HeaderBag = {};
   request.headers.forEach((value, name) => {
     headers[name] = value;
   });
   // The Request URL is absolute; the Host check reads the authority from the Host header, as on Node.
-  headers.host ??= authority;
+  headers.host ??= url.host;
   return {
     method: request.method,
-    url: target,
+    url: web ? url.pathname + url.search : request.url,
     headers,
     readBody(limit, done, tooLarge, failed) {
       const declared = headers["content-length"];
