@@ -65,7 +65,7 @@ export function buildProgram(): Command {
       }
       if (opts.check) {
         if (stale.length) {
-          process.stderr.write(`create-mcp-server: out/ is stale; run 'create-mcp-server generate'. Stale files:\n${stale.map((s) => `  ${s}`).join("\n")}\n`);
+          process.stderr.write(`create-mcp-server: out/ is stale; run 'npm run generate' (in this clone). Stale files:\n${stale.map((s) => `  ${s}`).join("\n")}\n`);
           process.exit(1);
         }
         process.stdout.write(`out/ is up to date (${count} files)\n`);
