@@ -15,6 +15,16 @@ export function afterNextPoll(run: () => void): void {
   else setTimeout(run, 0);
 }
 
+/**
+ * `run` once the callbacks of the current poll for I/O have run (one setImmediate: what arrived in this poll and was
+ * answered within its turn is done by then). Hosts without setImmediate (workerd): a 0 ms timer.
+ */
+export function afterThisPoll(run: () => void): void {
+  const immediate = globalThis.setImmediate as ((f: () => void) => unknown) | undefined;
+  if (typeof immediate === "function") immediate(run);
+  else setTimeout(run, 0);
+}
+
 /** afterNextPoll as a promise. */
 export function nextTurn(): Promise<void> {
   return new Promise((resolve) => afterNextPoll(resolve));

@@ -47,6 +47,9 @@ export interface Reply {
 
 const encoder = new TextEncoder();
 
+/** A reply and its request, to watch the request's signal later (fetch.ts); emptied when the reply ends. */
+export type WatchLater = { reply?: FetchReply; request?: Request };
+
 /**
  * A Reply that becomes a web-standard Response: one with a whole body when the endpoint ends before writing, else a
  * streaming one (SSE) whose body is a ReadableStream fed by `write`. A client that goes away (the request's signal,
@@ -63,6 +66,7 @@ export class FetchReply implements Reply {
   private resolve!: (response: Response) => void;
   private controller?: ReadableStreamDefaultController<Uint8Array>;
   private readonly listeners: { close: (() => void)[]; finish: (() => void)[] } = { close: [], finish: [] };
+  private later?: WatchLater;
 
   constructor() {
     this.response = new Promise((r) => (this.resolve = r));
@@ -74,9 +78,15 @@ export class FetchReply implements Reply {
    * `request.signal` costs adapters such as @hono/node-server an AbortController per request.
    */
   watch(signal: AbortSignal): void {
+    this.later = undefined;
     if (this.writableEnded || this.destroyed) return;
     if (signal.aborted) this.gone();
     else signal.addEventListener("abort", () => this.gone(), { once: true });
+  }
+
+  /** This reply and `request` until the reply ends (then emptied, so that neither is kept alive by the holder). */
+  watchLater(request: Request): WatchLater {
+    return (this.later = { reply: this, request });
   }
 
   setHeader(name: string, value: string | number | readonly string[]): this {
@@ -186,6 +196,11 @@ export class FetchReply implements Reply {
   }
 
   private emit(event: "close" | "finish"): void {
+    const later = this.later;
+    if (later) {
+      later.reply = later.request = undefined;
+      this.later = undefined;
+    }
     for (const l of this.listeners[event].splice(0)) l();
   }
 }
