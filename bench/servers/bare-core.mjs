@@ -6,6 +6,9 @@ import {
 } from "./common.mjs";
 
 const serverInfo = { name: "bare", version: "1.0.0" };
+// A 2026-07-28 result carries the server's identity (servers SHOULD, spec/2026-07-28/basic/index.mdx#meta), as the
+// runtime's do: the baseline writes the same bytes, so the ratio is the runtime's own cost and not its longer answers.
+const modernMeta = { "io.modelcontextprotocol/serverInfo": serverInfo };
 
 /** Returns the response object for a request, or null for a notification. */
 export function answer(msg) {
@@ -27,7 +30,10 @@ export function answer(msg) {
       const result = {
         content: [{ type: "text", text: params.arguments?.text }],
       };
-      if (modern) result.resultType = "complete";
+      if (modern) {
+        result.resultType = "complete";
+        result._meta = modernMeta;
+      }
       return { jsonrpc: "2.0", id: msg.id, result };
     }
     case "tools/list": {
@@ -44,14 +50,17 @@ export function answer(msg) {
           },
         ],
       };
-      if (modern) result.resultType = "complete";
+      if (modern) {
+        result.resultType = "complete";
+        result._meta = modernMeta;
+      }
       return { jsonrpc: "2.0", id: msg.id, result };
     }
     case "ping":
       return {
         jsonrpc: "2.0",
         id: msg.id,
-        result: modern ? { resultType: "complete" } : {},
+        result: modern ? { resultType: "complete", _meta: modernMeta } : {},
       };
     default:
       return {

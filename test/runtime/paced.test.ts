@@ -16,14 +16,19 @@ describe("PacedOutput", () => {
   });
   afterEach(() => vi.useRealTimers());
 
-  it("batches a tick's responses into one write when no progress precedes them (the pipelined path)", () => {
+  it("batches a tick's responses eight to a write when no progress precedes them, the rest at the tick's end (the pipelined path)", () => {
     const out = new PacedOutput(writer, true);
-    for (let id = 1; id <= 64; id++) out.push(line(response(id)), response(id));
-    out.push(line(log), log);
+    for (let id = 1; id <= 7; id++) out.push(line(response(id)), response(id));
     expect(writes).toEqual([]);
+    out.push(line(response(8)), response(8));
+    expect(writes.map((w) => w.text)).toEqual([[1, 2, 3, 4, 5, 6, 7, 8].map((id) => line(response(id))).join("")]);
+    for (let id = 9; id <= 64; id++) out.push(line(response(id)), response(id));
+    out.push(line(log), log);
+    expect(writes).toHaveLength(8);
+    expect(writes[7].text).toBe([57, 58, 59, 60, 61, 62, 63, 64].map((id) => line(response(id))).join(""));
     vi.advanceTimersToNextTimer();
-    expect(writes).toHaveLength(1);
-    expect(writes[0].text.split("\n")).toHaveLength(66);
+    expect(writes).toHaveLength(9);
+    expect(writes[8].text).toBe(line(log));
   });
 
   it("writes progress of one tick at once and the response after it SETTLE_MS later, in a write of its own", async () => {

@@ -13,7 +13,7 @@
  * How: a response is not written until SETTLE_MS after the last progress notification written before it, and within
  * one batch the notifications go out ahead of the responses that wait. Nothing else waits: notifications, requests, and
  * responses with no progress notification shortly before them are written exactly as before (batched per tick on
- * stdio), so pipelined throughput is unchanged.
+ * stdio, WRITE_EVERY to a write), so pipelined throughput is unchanged.
  *
  * Limit: neither a pipe nor an SSE stream tells the writer that the client has read, so this is a margin, not a
  * guarantee: a client that does not read for longer than SETTLE_MS (its event loop blocked) still gets both at once.
@@ -26,6 +26,15 @@ import type { JsonRpcMessage } from "../wire/jsonrpc.js";
  * was seen blocked for about 20 ms around its first call). Only responses right after progress pay it.
  */
 export const SETTLE_MS = 20;
+
+/**
+ * On stdio, how many messages wait for the end of their tick before they are written together. A tick that answers
+ * many pipelined requests writes them in chunks of this many, so that the client reads (and sends its next requests)
+ * while the rest are answered: one write per tick kept the two processes taking turns. Measured with `npm run bench`'s
+ * stdio driver (64 in flight, 2 cores): 130k calls/s with one write per tick, 192k with 8 (bare loop: 217k), 168k with
+ * 4, 186k with 16.
+ */
+export const WRITE_EVERY = 8;
 
 const OTHER = 0;
 const PROGRESS = 1;
@@ -52,7 +61,8 @@ export class PacedOutput {
 
   /**
    * @param write writes one chunk.
-   * @param perTick true: batch everything pushed in one tick into one write (stdio); false: write at once (SSE).
+   * @param perTick true: batch what is pushed in one tick, WRITE_EVERY messages to a write (stdio); false: write at once
+   * (SSE).
    */
   constructor(
     private readonly write: (chunk: string) => void,
@@ -64,7 +74,7 @@ export class PacedOutput {
     this.texts.push(text);
     this.kinds.push(kindOf(message));
     this.notBefore.push(NaN);
-    if (!this.perTick) this.flush();
+    if (!this.perTick || this.texts.length >= WRITE_EVERY) this.flush();
     else if (!this.scheduled) {
       this.scheduled = true;
       setImmediate(() => {
