@@ -6,7 +6,7 @@ import {
 } from "./common.mjs";
 
 const serverInfo = { name: "bare", version: "1.0.0" };
-// A 2026-07-28 result carries the server's identity (servers SHOULD, spec/2026-07-28/basic/index.mdx#meta), as the
+// A 2026-07-28 result carries the server's identity (servers SHOULD, spec/2026-07-28/basic/index.mdx#_meta), as the
 // runtime's do: the baseline writes the same bytes, so the ratio is the runtime's own cost and not its longer answers.
 const modernMeta = { "io.modelcontextprotocol/serverInfo": serverInfo };
 
