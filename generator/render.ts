@@ -12,6 +12,7 @@ import { type Manifest, PROJECT_ROOT, loadManifest } from "./manifest.js";
 import { buildRules, emitRulesModule } from "./rules.js";
 import { SchemaError, readSchemaFiles } from "./sync.js";
 import { emitErrors, emitTypes } from "./types.js";
+import { clientRequestMethods } from "./request-modules.js";
 import { emitLoaders, emitValidators } from "./validators.js";
 
 const PRETTIER: prettier.Options = { printWidth: 120 };
@@ -28,8 +29,9 @@ export async function render(options: GenerateOptions = {}): Promise<Generated> 
       timings[key] += performance.now() - t0;
     }
   };
-  const files: GeneratedFile[] = [];
-  const inputs: { id: string; era: "legacy" | "modern"; model: SchemaModel }[] = [];
+  // `formatted`: written laid out already (prettier would leave it as it is).
+  const files: (GeneratedFile & { formatted?: boolean })[] = [];
+  const inputs: { id: string; era: "legacy" | "modern"; model: SchemaModel; requestMethods: string[] }[] = [];
   for (const r of manifest.revisions) {
     const { ts, json, dir } = readSchemaFiles(r, schemasDir);
     const tsPath = join(dir, "schema.ts");
@@ -39,12 +41,21 @@ export async function render(options: GenerateOptions = {}): Promise<Generated> 
     const model = time("parse", () => extractModel(tsPath, ts, jsonPath, schemaJson));
     const inferred = inferEra(model);
     if (inferred !== r.era) throw new SchemaError(`${tsPath}: manifest says era ${r.era} but the schema defines ${inferred === "modern" ? "server/discover" : "initialize"} (era ${inferred})`);
-    inputs.push({ id: r.id, era: r.era, model });
     const v = time("validators", () => emitValidators(jsonPath, schemaJson, model, errataFor(r.id)));
+    // stamp.ts names the request modules from schema.json's ClientRequest union alone: the model must agree.
+    const requestMethods = v.requestModules.map((m) => m.method).sort();
+    const named = clientRequestMethods(schemaJson);
+    if (requestMethods.join() !== named.join()) throw new SchemaError(`${jsonPath}: ClientRequest lists ${named.join(", ")}, but the types' client requests are ${requestMethods.join(", ")}`);
+    if (new Set(v.requestModules.map((m) => m.path)).size !== v.requestModules.length) throw new SchemaError(`${jsonPath}: two request methods share a module name`);
+    inputs.push({ id: r.id, era: r.era, model, requestMethods });
     files.push({ path: `${r.id}/validators.js`, content: v.js });
     files.push({ path: `${r.id}/validators.d.ts`, content: v.dts });
     files.push({ path: `${r.id}/dispatch-validators.js`, content: v.dispatchJs });
     files.push({ path: `${r.id}/dispatch-validators.d.ts`, content: v.dispatchDts });
+    for (const m of v.requestModules) {
+      files.push({ path: `${r.id}/${m.path}`, content: m.js, formatted: true });
+      files.push({ path: `${r.id}/${m.path.replace(/\.js$/, ".d.ts")}`, content: m.dts, formatted: true });
+    }
     files.push({ path: `${r.id}/types.ts`, content: time("types", () => emitTypes(tsPath, ts, model, r.id)) });
     files.push({ path: `${r.id}/index.ts`, content: `export * from "./types.js";\nexport * as errors from "./errors.js";\nexport * as validators from "./validators.js";\n` });
   }
@@ -60,11 +71,12 @@ export async function render(options: GenerateOptions = {}): Promise<Generated> 
   });
   files.push({ path: "rules.json", content: JSON.stringify(rules, null, 2) + "\n" });
   files.push({ path: "rules.ts", content: emitRulesModule(rules) });
-  files.push({ path: "loaders.ts", content: emitLoaders(inputs.map((i) => i.id)) });
+  files.push({ path: "loaders.ts", content: emitLoaders(inputs) });
   const t0 = performance.now();
   const formatted = await Promise.all(
-    files.map(async (f) => {
-      if (f.path.endsWith("validators.js")) return f; // ajv's own layout (code.lines), as codegen leaves it too
+    files.map(async ({ formatted, ...f }) => {
+      // ajv's own layout (code.lines), as codegen leaves it too; the request modules' declarations are written laid out.
+      if (formatted || f.path.endsWith("validators.js")) return f;
       const parser = f.path.endsWith(".json") ? "json" : f.path.endsWith(".js") ? "babel" : "typescript";
       return { path: f.path, content: await prettier.format(f.content, { ...PRETTIER, parser }) };
     }),

@@ -11,6 +11,7 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { loadManifest } from "./manifest.js";
+import { clientRequestMethods, requestModulePath } from "./request-modules.js";
 
 export const STAMP = "stamp.json";
 
@@ -18,9 +19,26 @@ export const STAMP = "stamp.json";
 const PER_REVISION = ["dispatch-validators.d.ts", "dispatch-validators.js", "errors.ts", "index.ts", "types.ts", "validators.d.ts", "validators.js"];
 const ONCE = ["latest.ts", "loaders.ts", "rules.json", "rules.ts"];
 
-/** Every path generation writes under out/ for `revisions` (sorted), the stamp included. */
-export function outputPaths(revisions: readonly string[]): string[] {
-  return [...revisions.flatMap((r) => PER_REVISION.map((f) => `${r}/${f}`)), ...ONCE, STAMP].sort();
+/**
+ * Every path generation writes under out/ for `revisions` (sorted), the stamp included: besides the fixed files, each
+ * revision's per-method request validators (request-modules.ts) and their declarations.
+ */
+export function outputPaths(revisions: readonly { id: string; requestMethods: readonly string[] }[]): string[] {
+  const requestFiles = (r: { id: string; requestMethods: readonly string[] }) =>
+    r.requestMethods.flatMap((m) => {
+      const js = `${r.id}/${requestModulePath(m)}`;
+      return [js, js.replace(/\.js$/, ".d.ts")];
+    });
+  return [...revisions.flatMap((r) => [...PER_REVISION.map((f) => `${r.id}/${f}`), ...requestFiles(r)]), ...ONCE, STAMP].sort();
+}
+
+/** The methods of schema.json's ClientRequest union, or [] when it cannot be read (rendering then says why). */
+function requestMethodsOf(json: Buffer | undefined): string[] {
+  try {
+    return json ? clientRequestMethods(JSON.parse(json.toString("utf8"))) : [];
+  } catch {
+    return [];
+  }
 }
 
 /** The packages whose versions decide what generation writes (the validators' code, the types, the formatting). */
@@ -73,16 +91,21 @@ export function readInputs(schemasDir: string): Inputs {
   const manifestPath = join(schemasDir, "manifest.json");
   add("manifest", readFileSync(manifestPath));
   const revisions = loadManifest(manifestPath).revisions;
+  const written: { id: string; requestMethods: string[] }[] = [];
   for (const r of revisions) {
+    let json: Buffer | undefined;
     for (const file of ["schema.ts", "schema.json"]) {
       const p = join(schemasDir, r.id, file);
-      add(`${r.id}/${file}`, existsSync(p) ? readFileSync(p) : "missing");
+      const data = existsSync(p) ? readFileSync(p) : undefined;
+      if (file === "schema.json") json = data;
+      add(`${r.id}/${file}`, data ?? "missing");
     }
+    written.push({ id: r.id, requestMethods: requestMethodsOf(json) });
   }
   const own = dirname(fileURLToPath(import.meta.url));
   for (const f of filesUnder(own)) add(`generator/${f}`, readFileSync(join(own, f)));
   for (const name of SHAPING_PACKAGES) add(`package ${name}`, packageVersion(name));
-  return { digest: h.digest("hex"), outputs: outputPaths(revisions.map((r) => r.id)) };
+  return { digest: h.digest("hex"), outputs: outputPaths(written) };
 }
 
 /** The stamp of `files` generated from `inputs`, as a file of out/. */

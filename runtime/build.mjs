@@ -28,7 +28,7 @@ try {
 for (const revision of readdirSync(out, { withFileTypes: true }).filter((d) => d.isDirectory())) {
   const target = join(tmp, "out", revision.name);
   mkdirSync(target, { recursive: true });
-  for (const f of ["validators.js", "validators.d.ts", "dispatch-validators.js", "dispatch-validators.d.ts"]) cpSync(join(out, revision.name, f), join(target, f));
+  for (const f of ["validators.js", "validators.d.ts", "dispatch-validators.js", "dispatch-validators.d.ts", "requests"]) cpSync(join(out, revision.name, f), join(target, f), { recursive: true });
 }
 // The rules as data (the package's "./rules.json" export): a project's tests read what each revision requires from
 // it, never from the runtime's code, so a runtime that breaks a rule fails them; `create-mcp-server upgrade` diffs it.

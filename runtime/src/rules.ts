@@ -1,18 +1,25 @@
 /**
  * The generated revision rules module (out/rules.ts) as the runtime sees it,
- * plus lazy, per-revision loading of the generated validators: a process
- * that only ever serves 2026-07-28 never loads the legacy validators.
+ * plus lazy loading of the generated validators: a request's validator when
+ * its method is first called, a revision's other validators when first used
+ * (a process that only ever serves 2026-07-28 never loads the legacy ones).
  */
 export * from "../../out/rules.js";
 import type { Revision } from "../../out/rules.js";
-import { dispatchValidatorLoaders, validatorLoaders } from "../../out/loaders.js";
+import { dispatchValidatorLoaders, requestValidatorLoaders, validatorLoaders } from "../../out/loaders.js";
 
 export interface Validator {
   (data: unknown): boolean;
   errors?: { instancePath: string; keyword: string; message?: string; params: Record<string, unknown> }[] | null;
 }
 
-/** What dispatch validates on every inbound message: `out/<revision>/dispatch-validators.js`. */
+/** Answer validators by asked method (server→client request or input request), as DispatchValidators.answerValidators. */
+export type AnswerValidators = Readonly<Record<string, Validator>>;
+
+/**
+ * Every inbound message's validators: `out/<revision>/dispatch-validators.js`. Dispatch validates requests with
+ * requestValidatorFor (one method's module) and loads these for the answers to input requests.
+ */
 export interface DispatchValidators {
   clientRequestValidators: Record<string, Validator>;
   clientNotificationValidators: Record<string, Validator>;
@@ -57,10 +64,45 @@ function lazyLoader<T>(loaders: Readonly<Record<Revision, () => Promise<unknown>
 }
 
 /**
- * The dispatch validators of `revision`, loaded on first use: a process that only ever serves 2026-07-28 never
- * loads the legacy ones. Synchronous once loaded.
+ * The dispatch validators of `revision`, loaded on first use (the answers to input requests: a request that carries
+ * inputResponses, a legacy server→client request, a task's ask). Synchronous once loaded.
  */
 export const validatorsFor = lazyLoader<DispatchValidators>(dispatchValidatorLoaders);
+
+const requestValidators = new Map<string, Validator>();
+const requestLoading = new Map<string, Promise<Validator | undefined>>();
+
+/**
+ * The validator of a client request of `method` in `revision` (its request message: `out/<revision>/requests/`), or
+ * undefined when the revision defines no such client request. Loaded when the method is first called, so a server's
+ * first answer waits for that method's code only; synchronous once loaded. A load that fails rejects and is tried
+ * again by the next call. Requests are validated with their `inputResponses` emptied (dispatch.ts), so these
+ * validators check only that it is an object.
+ */
+export function requestValidatorFor(revision: Revision, method: string): Validator | undefined | Promise<Validator | undefined> {
+  const key = `${revision} ${method}`;
+  const ready = requestValidators.get(key);
+  if (ready) return ready;
+  const loaders = requestValidatorLoaders[revision];
+  if (!Object.prototype.hasOwnProperty.call(loaders, method)) return undefined;
+  let pending = requestLoading.get(key);
+  if (!pending) {
+    pending = loaders[method]().then(
+      (m) => {
+        const validate = (m as { validate: Validator }).validate;
+        requestValidators.set(key, validate);
+        requestLoading.delete(key);
+        return validate;
+      },
+      (err: unknown) => {
+        requestLoading.delete(key);
+        throw err;
+      },
+    );
+    requestLoading.set(key, pending);
+  }
+  return pending;
+}
 
 /** Every generated validator of `revision` (large; loaded only to check outgoing results). */
 export const allValidatorsFor = lazyLoader<RevisionValidators>(validatorLoaders);

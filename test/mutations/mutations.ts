@@ -614,6 +614,41 @@ export const MUTATIONS: Mutation[] = [
     test: "test/runtime/sse-backpressure.test.ts",
     filter: "fetchHandler",
   },
+  // ---- validators loaded per method (#22's cold start) ----
+  {
+    id: "request-params-validated",
+    rule: "A request whose params the revision's schema rejects is -32602 (its method's validator, loaded on its first call). spec/2025-11-25/basic/index.mdx#requests",
+    file: "runtime/src/protocol/dispatch.ts",
+    find: "if (validate && !validate(checked)) {",
+    replace: "if (false && validate && !validate(checked)) {",
+    test: CORPUS,
+  },
+  {
+    id: "mrtr-answers-validated",
+    rule: "An inputResponses entry that is not a valid result of the asked method is -32602: a request carrying them loads the answer validators first. spec/2026-07-28/basic/patterns/mrtr.mdx#error-handling",
+    file: "runtime/src/protocol/dispatch.ts",
+    find: "const answers = carriesAnswers ? validatorsFor(revision) : undefined;",
+    replace: "const answers = carriesAnswers && false ? validatorsFor(revision) : undefined;",
+    test: CORPUS,
+    filter: "mrtr-input-responses",
+  },
+  {
+    id: "client-answer-validated",
+    rule: "A client's answer to a server→client request that is not a valid result of the asked method fails the handler's ask. spec/2025-11-25/client/elicitation.mdx#response-actions",
+    file: "runtime/src/protocol/client-requests.ts",
+    find: "const validate = (loaded instanceof Promise ? await loaded : loaded).answerValidators[method];",
+    replace: 'const validate = (loaded instanceof Promise ? await loaded : loaded).answerValidators["(none)"];',
+    test: CORPUS,
+    filter: "elicitation-invalid-answer",
+  },
+  {
+    id: "request-module-input-responses",
+    rule: "A request module checks only that inputResponses is an object: its entries are validated when a handler uses them. spec/2026-07-28/basic/patterns/mrtr.mdx#error-handling",
+    file: "generator/validators.ts",
+    find: "if (defs?.InputResponses) {",
+    replace: "if (defs?.InputResponses && false) {",
+    test: "test/generator/request-modules.test.ts",
+  },
   // ---- prose rules of generator/overlay.ts (regenerated into out/rules.ts) ----
   {
     id: "generate-stamp-file-set",

@@ -76,14 +76,15 @@ export class ClientRequests {
       const validate = ((await allValidatorsFor(revision)).serverRequestValidators as Record<string, Validator>)[method];
       if (validate && !validate(request)) throw new Error(`server bug: the ${method} request does not match the ${revision} schema: ${describeErrors(validate)}`);
     }
+    // The answer is validated against the asked method's result (its revision's answer validators, loaded now).
+    const loaded = validatorsFor(revision);
+    const validate = (loaded instanceof Promise ? await loaded : loaded).answerValidators[method];
     const timeoutMs = this.server.options.clientRequestTimeoutMs;
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.pending.delete(id);
         reject(new Error(`${method}: the client did not answer within ${timeoutMs} ms`));
       }, timeoutMs);
-      const loaded = validatorsFor(revision);
-      const validate = loaded instanceof Promise ? undefined : loaded.answerValidators[method];
       this.pending.set(id, { resolve, reject, timer, method, validate });
       signal.addEventListener("abort", () => {
         if (!this.pending.delete(id)) return;

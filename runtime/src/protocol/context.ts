@@ -3,7 +3,7 @@
  * request. Call its methods on the context (`ctx.log(...)`), as they use `this`.
  */
 import type { CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult, ListRootsResult, LoggingLevel } from "../../../out/latest.js";
-import { type DispatchValidators, type Revision, hasField, isModern } from "../rules.js";
+import { type AnswerValidators, type Revision, hasField, isModern } from "../rules.js";
 import { type AskOptions, LOGGING_LEVELS, type McpServer, type RequestContext } from "../server/server.js";
 import type { JsonRpcRequest, RequestId } from "../wire/jsonrpc.js";
 import type { ClientAsk, InFlight, RequestScope, Sink } from "./request.js";
@@ -42,8 +42,8 @@ export class HandlerContext implements RequestContext {
     private readonly host: ContextHost,
     readonly scope: RequestScope,
     readonly flight: InFlight,
-    /** Modern requests that may answer input_required: the validators of the answers. */
-    readonly mrtrValidators: DispatchValidators | undefined,
+    /** Modern requests that may answer input_required: the validators of the answers in its inputResponses. */
+    readonly mrtrAnswers: AnswerValidators | undefined,
   ) {
     this.server = host.server;
     this.revision = scope.revision;
@@ -67,7 +67,7 @@ export class HandlerContext implements RequestContext {
 
   /** The same handler's context for another scope and run (a task's, which outlives the request). */
   fork(scope: RequestScope, flight: InFlight): HandlerContext {
-    return new HandlerContext(this.host, scope, flight, this.mrtrValidators);
+    return new HandlerContext(this.host, scope, flight, this.mrtrAnswers);
   }
 
   get signal(): AbortSignal {

@@ -8,7 +8,7 @@
  */
 import type { LoggingLevel } from "../../../out/latest.js";
 import {
-  type DispatchValidators,
+  type AnswerValidators,
   type Revision,
   type RevisionValidators,
   allValidatorsFor,
@@ -18,6 +18,7 @@ import {
   mayAnswerInputRequired,
   methodFlows,
   methodKind,
+  requestValidatorFor,
   serverMaySendRequests,
   taskWireForm,
   validatorsFor,
@@ -103,6 +104,9 @@ const CAPABILITY_FOR_METHOD: Readonly<Record<string, string>> = {
   "logging/setLevel": "logging",
 };
 
+/** The answer validators of a request without inputResponses: its round has no answer of the client's to validate. */
+const NO_INPUT_RESPONSES: AnswerValidators = Object.freeze({});
+
 const dispatchers = new WeakMap<McpServer, Dispatcher>();
 
 /** The dispatcher of `server` (one per server). */
@@ -184,10 +188,13 @@ export class Dispatcher {
     const { revision, req } = scope;
     const refused = this.refusal(scope);
     if (refused) return this.reply(scope, refused);
-    const validators = validatorsFor(revision);
-    // The revision's validators load once (admission waits meanwhile); a load that fails is answered, never dropped.
-    if (validators instanceof Promise) {
-      return validators.then(
+    // The method's validator loads when the method is first called, and the revision's answer validators when a
+    // request first carries inputResponses (admission waits meanwhile); a load that fails is answered, never dropped.
+    const validate = requestValidatorFor(revision, req.method);
+    const carriesAnswers = isObject(req.params?.inputResponses);
+    const answers = carriesAnswers ? validatorsFor(revision) : undefined;
+    if (validate instanceof Promise || answers instanceof Promise) {
+      return Promise.all([validate, answers]).then(
         () => this.check(scope, admit),
         (err) =>
           this.reply(
@@ -196,13 +203,12 @@ export class Dispatcher {
           ),
       );
     }
-    const validate = validators.clientRequestValidators[req.method];
     // inputResponses entries are validated when a handler uses them; unknown ones are ignored (spec/2026-07-28/basic/patterns/mrtr.mdx#error-handling).
-    const checked = isObject(req.params?.inputResponses) ? { ...req, params: { ...req.params, inputResponses: {} } } : req;
+    const checked = carriesAnswers ? { ...req, params: { ...req.params, inputResponses: {} } } : req;
     if (validate && !validate(checked)) {
       return this.reply(scope, errorResponse(revision, req.id, errorCode(revision, "INVALID_PARAMS")!, `Invalid params: ${describeErrors(validate)}`));
     }
-    return this.run(scope, validators, admit);
+    return this.run(scope, answers?.answerValidators ?? NO_INPUT_RESPONSES, admit);
   }
 
   /** Why the request is refused before validation (method unknown or not served, extension not declared, id in use), or undefined. */
@@ -231,7 +237,7 @@ export class Dispatcher {
   }
 
   /** Run a valid request's handler (its MRTR round opened first when it carries answers) and settle its outcome. */
-  private run(scope: RequestScope, validators: DispatchValidators, admit: () => void): Promise<void> | void {
+  private run(scope: RequestScope, answers: AnswerValidators, admit: () => void): Promise<void> | void {
     const { revision, req, link } = scope;
     const flight = (scope.flight ??= new InFlight());
     link?.inFlight.set(req.id, flight);
@@ -239,13 +245,13 @@ export class Dispatcher {
     const mrtr = !serverMaySendRequests(revision) && mayAnswerInputRequired(revision, req.method);
     if (mrtr && (params.requestState !== undefined || params.inputResponses !== undefined)) {
       try {
-        flight.round = openRound(this.server.requestStateCodec, revision, { method: req.method, params, principal: principalIdentity(scope.principal) }, validators);
+        flight.round = openRound(this.server.requestStateCodec, revision, { method: req.method, params, principal: principalIdentity(scope.principal) }, answers);
       } catch (err) {
         link?.inFlight.delete(req.id);
         return this.reply(scope, errorResponseOf(revision, req.id, err));
       }
     }
-    const ctx = new HandlerContext(this.host, scope, flight, mrtr ? validators : undefined);
+    const ctx = new HandlerContext(this.host, scope, flight, mrtr ? answers : undefined);
     let run: Result | Promise<Result>;
     try {
       // The handler starts before the next message is admitted, so handlers start in arrival order (a listen is

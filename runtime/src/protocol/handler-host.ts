@@ -58,13 +58,13 @@ export class HandlerHost implements ContextHost {
       if (!link) return Promise.reject(new McpError(errorCode(revision, "INTERNAL_ERROR")!, `${method}: no link to ask the client on`));
       return traceAsk(method, params, (traced) => link.askClient(scope, method, traced), inputRequired);
     }
-    const validators = ctx.mrtrValidators;
-    if (!validators) return Promise.reject(new McpError(errorCode(revision, "INTERNAL_ERROR")!, `${method}: ${scope.req.method} cannot ask the client for input in ${revision}`));
+    const answerValidators = ctx.mrtrAnswers;
+    if (!answerValidators) return Promise.reject(new McpError(errorCode(revision, "INTERNAL_ERROR")!, `${method}: ${scope.req.method} cannot ask the client for input in ${revision}`));
     const round = (flight.round ??= openRound(
       this.server.requestStateCodec,
       revision,
       { method: scope.req.method, params: scope.req.params ?? {}, principal: principalIdentity(scope.principal) },
-      validators,
+      answerValidators,
     ));
     return traceAsk(method, params, () => askInRound(round, ask), inputRequired);
   }

@@ -3,7 +3,7 @@
  * the sealed `requestState` that carries the answers into the client's retry.
  * spec/2026-07-28/basic/patterns/mrtr.mdx
  */
-import { type DispatchValidators, type Revision, type Validator, describeErrors, errorCode } from "../rules.js";
+import { type AnswerValidators, type Revision, type Validator, describeErrors, errorCode } from "../rules.js";
 import { McpError } from "../wire/jsonrpc.js";
 import { InputRequiredSignal, paramsDigest } from "./mrtr.js";
 import type { RequestStateCodec } from "../state/request-state.js";
@@ -20,7 +20,8 @@ export interface InputRound {
   /** Unanswered asks of this run, by key. */
   asked: Map<string, { method: string; params: Record<string, unknown> }>;
   counters: Record<string, number>;
-  validators: DispatchValidators;
+  /** The validators of the answers in `responses`, by asked method. */
+  answerValidators: AnswerValidators;
   invalidParams: number;
 }
 
@@ -35,7 +36,7 @@ export interface RoundRequest {
  * Open a round: verify `requestState` (attacker-controlled: tampered, expired or foreign state is -32602, and so is
  * a state sealed for another `principal`) and gather the answers. Throws McpError.
  */
-export function openRound(codec: RequestStateCodec, revision: Revision, { method, params, principal }: RoundRequest, validators: DispatchValidators): InputRound {
+export function openRound(codec: RequestStateCodec, revision: Revision, { method, params, principal }: RoundRequest, answerValidators: AnswerValidators): InputRound {
   let answers: Record<string, unknown> = {};
   if (params.requestState !== undefined) {
     const payload = codec.open(params.requestState as string);
@@ -46,7 +47,7 @@ export function openRound(codec: RequestStateCodec, revision: Revision, { method
     answers = payload.a;
   }
   const responses = isObject(params.inputResponses) ? (params.inputResponses as Record<string, unknown>) : {};
-  return { answers, responses, used: {}, asked: new Map(), counters: {}, validators, invalidParams: errorCode(revision, "INVALID_PARAMS")! };
+  return { answers, responses, used: {}, asked: new Map(), counters: {}, answerValidators, invalidParams: errorCode(revision, "INVALID_PARAMS")! };
 }
 
 /** The `input_required` result of a round that asked: every ask, and the answers used so far sealed for the retry. */
@@ -59,7 +60,7 @@ export function inputRequired(codec: RequestStateCodec, ttlMs: number, { method,
 export function askInRound(round: InputRound, { method, capability, params, key: wanted }: ClientAsk): Promise<Record<string, unknown>> {
   const n = (round.counters[capability] = (round.counters[capability] ?? 0) + 1);
   const key = wanted ?? `${capability}-${n}`;
-  const validate: Validator | undefined = round.validators.answerValidators[method];
+  const validate: Validator | undefined = round.answerValidators[method];
   if (Object.prototype.hasOwnProperty.call(round.responses, key)) {
     const answer = round.responses[key];
     // An answer that is not a valid result of the asked method is a protocol error (spec/2026-07-28/basic/patterns/mrtr.mdx#error-handling).

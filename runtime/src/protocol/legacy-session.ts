@@ -5,7 +5,7 @@
  * spec/2025-11-25/basic/lifecycle.mdx
  */
 import type { LoggingLevel } from "../../../out/latest.js";
-import { type Revision, errorCode, hasField, methodFlows, validatorsFor, describeErrors } from "../rules.js";
+import { type Revision, type Validator, errorCode, hasField, methodFlows, requestValidatorFor, describeErrors } from "../rules.js";
 import type { McpServer, ServerEvent } from "../server/server.js";
 import { errorResponse } from "../wire/errors.js";
 import type { JsonRpcMessage, JsonRpcRequest, JsonRpcResponse, RequestId } from "../wire/jsonrpc.js";
@@ -50,14 +50,13 @@ export async function handshake(server: McpServer, current: LegacySession | unde
   if (current) return { response: errorResponse(current.revision, req.id, errorCode(current.revision, "INVALID_REQUEST")!, "Invalid Request: already initialized") };
   if (typeof requested !== "string") return { response: errorResponse(newest, req.id, errorCode(newest, "INVALID_PARAMS")!, "Invalid params: protocolVersion must be a string") };
   const revision = (legacy as string[]).includes(requested) ? (requested as Revision) : newest;
-  let validators: Awaited<ReturnType<typeof validatorsFor>>;
+  let v: Validator | undefined;
   try {
-    validators = await validatorsFor(revision);
+    v = await requestValidatorFor(revision, "initialize");
   } catch (err) {
     // A load that fails is answered, never dropped (the next initialize tries again).
     return { response: errorResponse(revision, req.id, errorCode(revision, "INTERNAL_ERROR")!, `Internal error: the ${revision} validators could not be loaded (${(err as Error)?.message ?? err})`) };
   }
-  const v = validators.clientRequestValidators.initialize;
   if (v && !v(req)) return { response: errorResponse(revision, req.id, errorCode(revision, "INVALID_PARAMS")!, `Invalid params: ${describeErrors(v)}`) };
   let markReady!: () => void;
   const ready = new Promise<void>((r) => (markReady = r));

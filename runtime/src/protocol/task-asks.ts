@@ -45,8 +45,8 @@ export const extensionTaskAsks: TaskAskStrategy = {
     try {
       const value = await answer;
       await run.store.update(run.id, { take: k });
-      const validators = validatorsFor(run.revision);
-      const validate = validators instanceof Promise ? undefined : validators.answerValidators[method];
+      const loaded = validatorsFor(run.revision);
+      const validate = (loaded instanceof Promise ? await loaded : loaded).answerValidators[method];
       if (!isObject(value) || (validate && !validate(value))) {
         throw new McpError(errorCode(run.revision, "INVALID_PARAMS")!, `Invalid params: inputResponses["${k}"] is not a valid ${method} result${validate ? `: ${describeErrors(validate)}` : ""}`);
       }
