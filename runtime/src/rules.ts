@@ -75,9 +75,10 @@ const requestLoading = new Map<string, Promise<Validator | undefined>>();
 /**
  * The validator of a client request of `method` in `revision` (its request message: `out/<revision>/requests/`), or
  * undefined when the revision defines no such client request. Loaded when the method is first called, so a server's
- * first answer waits for that method's code only; synchronous once loaded. A load that fails rejects and is tried
- * again by the next call. Requests are validated with their `inputResponses` emptied (dispatch.ts), so these
- * validators check only that it is an object.
+ * first answer waits for that method's code only; synchronous once loaded. A load that fails (or a module without a
+ * `validate` function) rejects; the next call tries again, which helps when the file was missing (a module that failed
+ * to evaluate stays failed in the host's module cache until a restart). Requests are validated with their
+ * `inputResponses` emptied (dispatch.ts), so these validators check only that it is an object.
  */
 export function requestValidatorFor(revision: Revision, method: string): Validator | undefined | Promise<Validator | undefined> {
   const key = `${revision} ${method}`;
@@ -89,10 +90,12 @@ export function requestValidatorFor(revision: Revision, method: string): Validat
   if (!pending) {
     pending = loaders[method]().then(
       (m) => {
-        const validate = (m as { validate: Validator }).validate;
-        requestValidators.set(key, validate);
         requestLoading.delete(key);
-        return validate;
+        const validate = (m as { validate?: unknown }).validate;
+        // Never cached as loaded without a function: dispatch would wait for it again and again.
+        if (typeof validate !== "function") throw new Error(`the ${revision} ${method} validator module exports no validate function`);
+        requestValidators.set(key, validate as Validator);
+        return validate as Validator;
       },
       (err: unknown) => {
         requestLoading.delete(key);

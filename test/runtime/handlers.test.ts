@@ -168,6 +168,10 @@ describe("fetchHandler (web-standard Request → Response)", () => {
     const h = server.fetchHandler();
     const listeners = () => (server as unknown as { listeners: Set<unknown> }).listeners.size;
     const before = listeners();
+    // tools/call's validator loaded first, so that the slow handler starts before the disconnect is seen (one that has
+    // not started by then never does: cancelled-before-run.test.ts).
+    const warm = modern(6, "tools/call", { name: "echo", arguments: { text: "x" } }, "echo");
+    expect((await h(new Request("http://127.0.0.1/mcp", { method: "POST", headers: warm.headers, body: JSON.stringify(warm.body) }))).status).toBe(200);
     const gone = AbortSignal.abort();
     const call = modern(7, "tools/call", { name: "slow", arguments: {} }, "slow");
     const slow = await h(new Request("http://127.0.0.1/mcp", { method: "POST", headers: call.headers, body: JSON.stringify(call.body), signal: gone }));

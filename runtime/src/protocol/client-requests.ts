@@ -5,7 +5,7 @@
  * spec/2025-11-25/client/elicitation.mdx, spec/2025-11-25/client/sampling.mdx, spec/2025-11-25/client/roots.mdx
  */
 import type { McpServer } from "../server/server.js";
-import { type Revision, type Validator, allValidatorsFor, describeErrors, validatorsFor } from "../rules.js";
+import { type DispatchValidators, type Revision, type Validator, allValidatorsFor, describeErrors, validatorsFor } from "../rules.js";
 import type { JsonRpcRequest, JsonRpcResponse, RequestId } from "../wire/jsonrpc.js";
 import type { LegacySession } from "./legacy-session.js";
 import type { Sink } from "./request.js";
@@ -15,8 +15,8 @@ interface Pending {
   reject(err: Error): void;
   timer: ReturnType<typeof setTimeout>;
   method: string;
-  /** The asked method's result schema in the session's revision. */
-  validate?: Validator;
+  /** The session revision's answer validators (the asked method's result schema among them), or their load. */
+  answers: DispatchValidators | Promise<DispatchValidators>;
 }
 
 /** The request that asks: its revision, its stream, its signal. */
@@ -76,16 +76,17 @@ export class ClientRequests {
       const validate = ((await allValidatorsFor(revision)).serverRequestValidators as Record<string, Validator>)[method];
       if (validate && !validate(request)) throw new Error(`server bug: the ${method} request does not match the ${revision} schema: ${describeErrors(validate)}`);
     }
-    // The answer is validated against the asked method's result (its revision's answer validators, loaded now).
-    const loaded = validatorsFor(revision);
-    const validate = (loaded instanceof Promise ? await loaded : loaded).answerValidators[method];
+    // The answer is validated against the asked method's result: the revision's answer validators load, if they have
+    // not yet, while the client answers (the request goes out now, as the handler asked).
+    const answers = validatorsFor(revision);
+    if (answers instanceof Promise) answers.catch(() => {}); // a failed load fails the answer, in settle
     const timeoutMs = this.server.options.clientRequestTimeoutMs;
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.pending.delete(id);
         reject(new Error(`${method}: the client did not answer within ${timeoutMs} ms`));
       }, timeoutMs);
-      this.pending.set(id, { resolve, reject, timer, method, validate });
+      this.pending.set(id, { resolve, reject, timer, method, answers });
       signal.addEventListener("abort", () => {
         if (!this.pending.delete(id)) return;
         clearTimeout(timer);
@@ -105,8 +106,12 @@ export class ClientRequests {
     // The client's error is the handler's failure, not a code to forward to the client as the server's own.
     if ("error" in res) pending.reject(new Error(`the client answered with error ${res.error.code}: ${res.error.message}`));
     // A result that is not a valid result of the asked method is the handler's failure too (as an invalid MRTR answer is).
-    else if (pending.validate && !pending.validate(res.result)) pending.reject(new Error(`the client's ${pending.method} result is invalid: ${describeErrors(pending.validate)}`));
-    else pending.resolve(res.result);
+    else if (pending.answers instanceof Promise)
+      pending.answers.then(
+        (v) => checkAnswer(pending, v, res.result),
+        (err: Error) => pending.reject(err),
+      );
+    else checkAnswer(pending, pending.answers, res.result);
     return true;
   }
 
@@ -121,4 +126,11 @@ export class ClientRequests {
     }
     this.pending.clear();
   }
+}
+
+/** Settle `pending` with the client's `result`, or fail it when that is not a valid result of the asked method. */
+function checkAnswer(pending: Pending, answers: DispatchValidators, result: Record<string, unknown>): void {
+  const validate = answers.answerValidators[pending.method];
+  if (validate && !validate(result)) pending.reject(new Error(`the client's ${pending.method} result is invalid: ${describeErrors(validate)}`));
+  else pending.resolve(result);
 }
