@@ -645,8 +645,8 @@ export const MUTATIONS: Mutation[] = [
     id: "cancelled-before-run",
     rule: "A request cancelled while it waited to run (its client gone during its validator's load) is not started: a listen would never end. spec/2026-07-28/basic/transports/streamable-http.mdx#cancellation",
     file: "runtime/src/protocol/dispatch.ts",
-    find: "if (scope.flight?.cancelled) {",
-    replace: "if (scope.flight?.cancelled && false) {",
+    find: "if (scope.flight?.cancelled) return (admit(),",
+    replace: "if (scope.flight?.cancelled && false) return (admit(),",
     test: "test/runtime/cancelled-before-run.test.ts",
   },
   {

@@ -239,13 +239,9 @@ export class Dispatcher {
   /** Run a valid request's handler (its MRTR round opened first when it carries answers) and settle its outcome. */
   private run(scope: RequestScope, answers: AnswerValidators, admit: () => void): Promise<void> | void {
     const { revision, req, link } = scope;
-    // Cancelled while it waited (its validator loading, its admission): not started, and no response. A modern HTTP
-    // client that went away cancelled it (spec/2026-07-28/basic/transports/streamable-http.mdx#cancellation); a
-    // handler started anyway would meet an aborted signal, whose abort event never fires (a listen would never end).
-    if (scope.flight?.cancelled) {
-      admit();
-      return scope.telemetry?.end(undefined);
-    }
+    // Cancelled while it waited (its validator loading, its admission; spec/2026-07-28/basic/transports/streamable-http.mdx#cancellation):
+    // not started, no response. Started, it would meet an aborted signal whose abort event never fires (a listen never ends).
+    if (scope.flight?.cancelled) return (admit(), scope.telemetry?.end(undefined));
     const flight = (scope.flight ??= new InFlight());
     link?.inFlight.set(req.id, flight);
     const params = req.params ?? {};
