@@ -35,29 +35,32 @@ export interface RevisionValidators {
 }
 
 /**
- * Load a revision's module on first use, through the generated loader table (out/loaders.ts): its specifiers are
- * static, so Deno needs no read permission for them and a bundler (esbuild for Workers) includes exactly those files.
+ * Load a module on first use, through the generated loader table (out/loaders.ts): its specifiers are static, so Deno
+ * needs no read permission for them and a bundler (esbuild for Workers) includes exactly those files. `accept` takes
+ * what the module gives (and may refuse it by throwing). Synchronous once loaded.
  */
-function lazyLoader<T>(loaders: Readonly<Record<Revision, () => Promise<unknown>>>): (revision: Revision) => T | Promise<T> {
-  const loaded = new Map<Revision, T>();
-  const loading = new Map<Revision, Promise<T>>();
-  return (revision) => {
-    const ready = loaded.get(revision);
-    if (ready) return ready;
-    let pending = loading.get(revision);
+function lazyLoader<K, T>(load: (key: K) => Promise<unknown>, accept: (module: unknown, key: K) => T = (m) => m as T): (key: K) => T | Promise<T> {
+  const loaded = new Map<K, T>();
+  const loading = new Map<K, Promise<T>>();
+  return (key) => {
+    if (loaded.has(key)) return loaded.get(key)!;
+    let pending = loading.get(key);
     if (!pending) {
-      pending = loaders[revision]().then(
+      pending = load(key).then(
         (m) => {
-          loaded.set(revision, m as T);
-          return m as T;
+          // Not cached unless accepted: a load that failed (a host refusing it, a transient error, a module without
+          // what it should export) is tried again by the next request.
+          loading.delete(key);
+          const value = accept(m, key);
+          loaded.set(key, value);
+          return value;
         },
         (err: unknown) => {
-          // Not cached: a load that failed (a host refusing it, a transient error) is tried again by the next request.
-          loading.delete(revision);
+          loading.delete(key);
           throw err;
         },
       );
-      loading.set(revision, pending);
+      loading.set(key, pending);
     }
     return pending;
   };
@@ -67,10 +70,18 @@ function lazyLoader<T>(loaders: Readonly<Record<Revision, () => Promise<unknown>
  * The dispatch validators of `revision`, loaded on first use (the answers to input requests: a request that carries
  * inputResponses, a legacy server→client request, a task's ask). Synchronous once loaded.
  */
-export const validatorsFor = lazyLoader<DispatchValidators>(dispatchValidatorLoaders);
+export const validatorsFor = lazyLoader<Revision, DispatchValidators>((revision) => dispatchValidatorLoaders[revision]());
 
-const requestValidators = new Map<string, Validator>();
-const requestLoading = new Map<string, Promise<Validator | undefined>>();
+/** One method's request validator module, by `${revision} ${method}` (revisions have no spaces). */
+const requestValidatorOf = lazyLoader<string, Validator>(
+  (key) => requestValidatorLoaders[key.slice(0, key.indexOf(" ")) as Revision][key.slice(key.indexOf(" ") + 1)](),
+  (m, key) => {
+    const validate = (m as { validate?: unknown }).validate;
+    // Never cached as loaded without a function: dispatch would wait for it again and again.
+    if (typeof validate !== "function") throw new Error(`the ${key} validator module exports no validate function`);
+    return validate as Validator;
+  },
+);
 
 /**
  * The validator of a client request of `method` in `revision` (its request message: `out/<revision>/requests/`), or
@@ -80,35 +91,13 @@ const requestLoading = new Map<string, Promise<Validator | undefined>>();
  * to evaluate stays failed in the host's module cache until a restart). Requests are validated with their
  * `inputResponses` emptied (dispatch.ts), so these validators check only that it is an object.
  */
-export function requestValidatorFor(revision: Revision, method: string): Validator | undefined | Promise<Validator | undefined> {
-  const key = `${revision} ${method}`;
-  const ready = requestValidators.get(key);
-  if (ready) return ready;
-  const loaders = requestValidatorLoaders[revision];
-  if (!Object.prototype.hasOwnProperty.call(loaders, method)) return undefined;
-  let pending = requestLoading.get(key);
-  if (!pending) {
-    pending = loaders[method]().then(
-      (m) => {
-        requestLoading.delete(key);
-        const validate = (m as { validate?: unknown }).validate;
-        // Never cached as loaded without a function: dispatch would wait for it again and again.
-        if (typeof validate !== "function") throw new Error(`the ${revision} ${method} validator module exports no validate function`);
-        requestValidators.set(key, validate as Validator);
-        return validate as Validator;
-      },
-      (err: unknown) => {
-        requestLoading.delete(key);
-        throw err;
-      },
-    );
-    requestLoading.set(key, pending);
-  }
-  return pending;
+export function requestValidatorFor(revision: Revision, method: string): Validator | undefined | Promise<Validator> {
+  if (!Object.prototype.hasOwnProperty.call(requestValidatorLoaders[revision], method)) return undefined;
+  return requestValidatorOf(`${revision} ${method}`);
 }
 
 /** Every generated validator of `revision` (large; loaded only to check outgoing results). */
-export const allValidatorsFor = lazyLoader<RevisionValidators>(validatorLoaders);
+export const allValidatorsFor = lazyLoader<Revision, RevisionValidators>((revision) => validatorLoaders[revision]());
 
 type ValidationError = NonNullable<Validator["errors"]>[number];
 
