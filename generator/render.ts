@@ -12,7 +12,7 @@ import { type Manifest, PROJECT_ROOT, loadManifest } from "./manifest.js";
 import { buildRules, emitRulesModule } from "./rules.js";
 import { SchemaError, readSchemaFiles } from "./sync.js";
 import { emitErrors, emitTypes } from "./types.js";
-import { clientRequestMethods } from "./request-modules.js";
+import { clientRequestMethods, requestModulePath, sharedModule } from "./request-modules.js";
 import { emitLoaders, emitValidators } from "./validators.js";
 
 const PRETTIER: prettier.Options = { printWidth: 120 };
@@ -46,7 +46,8 @@ export async function render(options: GenerateOptions = {}): Promise<Generated> 
     const requestMethods = v.requestModules.map((m) => m.method).sort();
     const named = clientRequestMethods(schemaJson);
     if (requestMethods.join() !== named.join()) throw new SchemaError(`${jsonPath}: ClientRequest lists ${named.join(", ")}, but the types' client requests are ${requestMethods.join(", ")}`);
-    if (new Set(v.requestModules.map((m) => m.path)).size !== v.requestModules.length) throw new SchemaError(`${jsonPath}: two request methods share a module name`);
+    const shared = sharedModule(requestMethods);
+    if (shared) throw new SchemaError(`${jsonPath}: the request methods ${shared[0]} and ${shared[1]} would share the module ${requestModulePath(shared[1])}`);
     inputs.push({ id: r.id, era: r.era, model, requestMethods });
     files.push({ path: `${r.id}/validators.js`, content: v.js });
     files.push({ path: `${r.id}/validators.d.ts`, content: v.dts });

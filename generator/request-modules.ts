@@ -22,3 +22,19 @@ export function clientRequestMethods(schemaJson: unknown): string[] {
 export function requestModulePath(method: string): string {
   return `requests/${method.replace(/[^A-Za-z0-9_]/g, "-")}.js`;
 }
+
+/**
+ * Two methods whose modules would be one file, or undefined: `tools/call` and `tools-call` are both
+ * `requests/tools-call.js`, and `tools/Call` is the same file as `tools/call` where file names ignore case (macOS,
+ * Windows), so a project generated there would load the wrong validator.
+ */
+export function sharedModule(methods: readonly string[]): [string, string] | undefined {
+  const seen = new Map<string, string>();
+  for (const m of methods) {
+    const file = requestModulePath(m).toLowerCase();
+    const other = seen.get(file);
+    if (other !== undefined) return [other, m];
+    seen.set(file, m);
+  }
+  return undefined;
+}

@@ -10,7 +10,7 @@ import { pathToFileURL } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { applyErrata } from "../../generator/errata.js";
 import { extractModel, parseSchemaJson } from "../../generator/extract.js";
-import { clientRequestMethods, requestModulePath } from "../../generator/request-modules.js";
+import { clientRequestMethods, requestModulePath, sharedModule } from "../../generator/request-modules.js";
 import { emitValidators } from "../../generator/validators.js";
 import { requestValidatorFor, type Validator } from "../../runtime/src/rules.js";
 import { OUT, synced } from "../helpers.js";
@@ -39,6 +39,13 @@ describe("clientRequestMethods and requestModulePath", () => {
     expect(clientRequestMethods({ definitions: {} })).toEqual([]);
     expect(clientRequestMethods(null)).toEqual([]);
     expect(requestModulePath("resources/templates/list")).toBe("requests/resources-templates-list.js");
+  });
+
+  it("find two methods that would be one file, also where file names ignore case", () => {
+    expect(sharedModule(["tools/call", "tools/list", "resources/templates/list"])).toBeUndefined();
+    expect(sharedModule(["tools/call", "tools/list", "tools-call"])).toEqual(["tools/call", "tools-call"]);
+    // One file on macOS and Windows: the second would overwrite the first there.
+    expect(sharedModule(["tools/call", "Tools/Call"])).toEqual(["tools/call", "Tools/Call"]);
   });
 
   it("out/ has a module for each 2026-07-28 client request, loaded through a static specifier", () => {

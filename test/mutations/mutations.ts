@@ -665,6 +665,23 @@ export const MUTATIONS: Mutation[] = [
     replace: "if (defs?.InputResponses && false) {",
     test: "test/generator/request-modules.test.ts",
   },
+  {
+    id: "request-module-case-collision",
+    rule: "generate refuses two request methods whose modules are one file where file names ignore case (macOS, Windows).",
+    file: "generator/request-modules.ts",
+    find: "const file = requestModulePath(m).toLowerCase();",
+    replace: "const file = requestModulePath(m);",
+    test: "test/generator/request-modules.test.ts",
+  },
+  {
+    id: "malformed-answer-fails-ask",
+    rule: 'A client\'s answer to a server→client request that is not a JSON-RPC response ("result": null) fails the ask at once instead of leaving it to its timeout. spec/2025-11-25/basic/index.mdx#result-responses',
+    file: "runtime/src/protocol/connection.ts",
+    find: "return inbound.id === undefined ? undefined : this.asks.refuse(inbound.id, inbound.reason);",
+    replace: "return;",
+    test: CORPUS,
+    filter: "elicitation-null-result",
+  },
   // ---- prose rules of generator/overlay.ts (regenerated into out/rules.ts) ----
   {
     id: "generate-stamp-file-set",

@@ -115,6 +115,19 @@ export class ClientRequests {
     return true;
   }
 
+  /**
+   * The client answered one of our requests with something that is not a JSON-RPC response (`"result": null`, an
+   * error without an integer code): the ask fails now, as for an invalid result, instead of waiting for its timeout.
+   * spec/2025-11-25/basic/index.mdx#result-responses
+   */
+  refuse(id: RequestId, reason: string): void {
+    const pending = this.pending.get(id);
+    if (!pending) return;
+    this.pending.delete(id);
+    clearTimeout(pending.timer);
+    pending.reject(new Error(`the client's answer to ${pending.method} is not a JSON-RPC response: ${reason}`));
+  }
+
   /** Fail every request still waiting: the client can no longer answer (EOF, transport closed). */
   rejectAll(reason: string): void {
     this.noMoreAnswers ??= new Error(reason);

@@ -222,8 +222,8 @@ export class Connection implements Link {
       case "response":
         if (!this.asks.settle(inbound.message)) this.options.onForeignResponse?.(inbound.message);
         return;
-      case "malformed-response":
-        return;
+      case "malformed-response": // never answered; one naming our request is its (bad) answer: that ask fails now
+        return inbound.id === undefined ? undefined : this.asks.refuse(inbound.id, inbound.reason);
       case "notification":
         return this.notification(inbound.message.method, inbound.message.params);
       case "request":

@@ -41,8 +41,11 @@ export type Inbound =
   | { type: "notification"; message: JsonRpcNotification }
   | { type: "response"; message: JsonRpcResponse }
   | { type: "invalid"; id: RequestId | null; reason: string }
-  /** Looks like a response but is malformed: never answered (an answer could collide with a request id of the peer's). */
-  | { type: "malformed-response"; reason: string };
+  /**
+   * Looks like a response but is malformed: never answered (an answer could collide with a request id of the peer's).
+   * `id` when it names one, so that the request it answers fails instead of waiting for an answer that came.
+   */
+  | { type: "malformed-response"; reason: string; id?: RequestId };
 
 /** RequestId is string or integer in every revision; an integer beyond 2^53 could not be echoed back faithfully. */
 export const isId = (v: unknown): v is RequestId => typeof v === "string" || (typeof v === "number" && Number.isSafeInteger(v));
@@ -74,7 +77,11 @@ export function inspect(value: unknown): Inbound {
     if (Number.isInteger(e.code) && typeof e.message === "string") return { type: "response", message: value as unknown as JsonRpcResponse };
   }
   if ("result" in value || "error" in value || "id" in value)
-    return { type: "malformed-response", reason: "a response needs an id and a result object or an error with an integer code and a string message" };
+    return {
+      type: "malformed-response",
+      reason: "a response needs an id and a result object or an error with an integer code and a string message",
+      ...(isId(id) && { id }),
+    };
   return { type: "invalid", id: isId(id) ? id : null, reason: "neither a request, a notification nor a response" };
 }
 
