@@ -19,6 +19,16 @@ export interface FixtureConfig {
   requestStateSecret?: string;
   /** Defaults of modern cacheable results. */
   cache?: { ttlMs?: number; cacheScope?: "public" | "private" };
+  /** Also a tool "late-notes" that reports progress and logs once before it returns and again just after. */
+  lateNotes?: boolean;
+  /**
+   * Also handlers that set the fields the runtime owns: a tool "claims" returning its arguments' resultType, ttlMs and
+   * cacheScope in its result, a prompt "claims" returning resultType "input_required", and resources
+   * test://claims/{ttlMs}/{cacheScope} returning those (ttlMs as a number when it reads as one).
+   */
+  runtimeFields?: boolean;
+  /** Check every result against the revision's schema (default true; false shows what the runtime refuses by itself). */
+  validateResults?: boolean;
 }
 
 export function buildFixture(config: FixtureConfig = {}): McpServer {
@@ -31,7 +41,33 @@ export function buildFixture(config: FixtureConfig = {}): McpServer {
     pageSize: config.pageSize,
     requestStateSecret: config.requestStateSecret,
     cache: config.cache,
-    validateResults: true,
+    validateResults: config.validateResults ?? true,
   });
-  return registerFixture(server, { toolsOnly: config.toolsOnly });
+  registerFixture(server, { toolsOnly: config.toolsOnly });
+  if (config.lateNotes)
+    server.tool({
+      name: "late-notes",
+      inputSchema: { type: "object" },
+      handler: (_args, ctx) => {
+        const note = (n: number) => (ctx.progress(n, 2), ctx.log("info", `note ${n}`));
+        note(1);
+        // After the result is answered: a handler that forgot a timer, or a stream that kept emitting.
+        setTimeout(() => note(2), 1);
+        return { content: [{ type: "text", text: "returned" }] };
+      },
+    });
+  if (config.runtimeFields) {
+    server.tool({
+      name: "claims",
+      inputSchema: { type: "object" },
+      handler: (args) => ({ content: [{ type: "text", text: "claims" }], ...args }) as never,
+    });
+    server.prompt({ name: "claims", get: () => ({ messages: [], resultType: "input_required" }) as never });
+    server.resourceTemplate({
+      uriTemplate: "test://claims/{ttlMs}/{cacheScope}",
+      name: "claims",
+      read: (uri, { ttlMs, cacheScope }) => ({ contents: [{ uri, text: "claims" }], ttlMs: Number.isNaN(Number(ttlMs)) ? ttlMs : Number(ttlMs), cacheScope }) as never,
+    });
+  }
+  return server;
 }

@@ -1,7 +1,8 @@
 // What a server declares follows its registrations, in both eras: the last tool removed leaves no `tools` (nor `tasks`,
 // nor the tasks extension) in `initialize` and `server/discover`, and every change to a list (a resource template
 // too) is a list_changed for the legacy sessions told `listChanged` and the subscriptions/listen streams that asked.
-// In process against the protocol core (Connection), as the wire corpus does; expectations written by hand.
+// In process against the protocol core (Connection), as the wire corpus does; expectations written by hand. Last, the
+// cache defaults createServer checks (a server's ttlMs MUST be >= 0).
 // spec/2025-11-25/server/tools.mdx#list-changed-notification, spec/2025-11-25/server/resources.mdx#list-changed-notification,
 // spec/2026-07-28/server/discover.mdx#response, spec/2026-07-28/basic/patterns/subscriptions.mdx#acknowledgment
 import { describe, expect, it } from "vitest";
@@ -114,5 +115,23 @@ describe("resourceTemplate(): a change to the resource list", () => {
     server.resourceTemplate(template(2));
     await until(() => l.out.length > 0);
     expect(l.out).toEqual([{ jsonrpc: "2.0", method: "notifications/resources/list_changed", params: { _meta: { "io.modelcontextprotocol/subscriptionId": "L" } } }]);
+  });
+});
+
+describe("createServer({ cache }): the defaults of the caching hints are checked at construction", () => {
+  // Servers MUST provide a ttlMs >= 0; cacheScope is "public" or "private". spec/2026-07-28/server/utilities/caching.mdx
+  it.each([
+    [{ ttlMs: -5 }, "createServer: cache.ttlMs must be an integer >= 0 (ms), not -5"],
+    [{ ttlMs: 1.5 }, "createServer: cache.ttlMs must be an integer >= 0 (ms), not 1.5"],
+    [{ ttlMs: "60000" }, 'createServer: cache.ttlMs must be an integer >= 0 (ms), not "60000"'],
+    [{ cacheScope: "bogus" }, 'createServer: cache.cacheScope must be "public" or "private", not "bogus"'],
+    [null, "createServer: cache must be an object { ttlMs?, cacheScope? }"],
+  ])("refuses %j", (cache, message) => {
+    expect(() => createServer({ name: "s", version: "1", cache: cache as never })).toThrow(new TypeError(message));
+  });
+
+  it("takes ttlMs 0 and both scopes", () => {
+    for (const cache of [{ ttlMs: 0 }, { ttlMs: 60_000, cacheScope: "public" as const }, { cacheScope: "private" as const }])
+      expect(() => createServer({ name: "s", version: "1", cache })).not.toThrow();
   });
 });

@@ -328,6 +328,7 @@ export class Dispatcher {
 
   private answer(scope: RequestScope, flight: InFlight, response: JsonRpcResponse): void {
     scope.link?.inFlight.delete(scope.req.id);
+    flight.answered = true;
     // After a cancellation, no response. spec/2025-11-25/basic/utilities/cancellation.mdx
     if (flight.cancelled) return scope.telemetry?.end(undefined);
     this.reply(scope, response);

@@ -70,11 +70,13 @@ export class HandlerHost implements ContextHost {
   }
 
   /**
-   * A notification on behalf of a request: nothing once it was cancelled, nothing the revision does not define, and in
-   * a legacy session not yet initialized only logging (the rest is held). spec/2025-11-25/basic/lifecycle.mdx#initialization
+   * A notification on behalf of a request: nothing once it was cancelled or answered (progress and logging for a
+   * request come before its response: spec/2026-07-28/basic/patterns/progress.mdx, spec/2026-07-28/server/utilities/logging.mdx),
+   * nothing the revision does not define, and in a legacy session not yet initialized only logging (the rest is held).
+   * spec/2025-11-25/basic/lifecycle.mdx#initialization
    */
   notify(ctx: HandlerContext, method: string, params: Result): void {
-    if (ctx.flight.aborted) return;
+    if (ctx.flight.aborted || ctx.flight.answered) return;
     const { revision, scope } = ctx;
     if (!methodFlows(revision, method, "server→client")) return;
     // A task's notifications carry its id (2025-11-25). spec/2025-11-25/basic/utilities/tasks.mdx#associating-task-related-messages

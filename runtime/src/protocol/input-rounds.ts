@@ -6,14 +6,14 @@
 import { type AnswerValidators, type Revision, type Validator, describeErrors, errorCode } from "../rules.js";
 import { McpError } from "../wire/jsonrpc.js";
 import { InputRequiredSignal, paramsDigest } from "./mrtr.js";
-import type { RequestStateCodec } from "../state/request-state.js";
+import type { RequestStateCodec, RequestStatePayload } from "../state/request-state.js";
 import { isObject } from "../wire/jsonrpc.js";
 import type { ClientAsk } from "./outbound.js";
 
 export interface InputRound {
-  /** Answers available to this run: from the verified requestState, then this request's inputResponses. */
+  /** Answers sealed in the verified requestState: they stand, whatever this request's inputResponses say. */
   answers: Record<string, unknown>;
-  /** inputResponses of this request (validated when used). */
+  /** The inputResponses entries this request may give (validated when used): see acceptedResponses. */
   responses: Record<string, unknown>;
   /** Answers this run consumed: carried into the next requestState. */
   used: Record<string, unknown>;
@@ -37,17 +37,31 @@ export interface RoundRequest {
  * a state sealed for another `principal`) and gather the answers. Throws McpError.
  */
 export function openRound(codec: RequestStateCodec, revision: Revision, { method, params, principal }: RoundRequest, answerValidators: AnswerValidators): InputRound {
-  let answers: Record<string, unknown> = {};
+  let sealed: RequestStatePayload | undefined;
   if (params.requestState !== undefined) {
-    const payload = codec.open(params.requestState as string);
+    sealed = codec.open(params.requestState as string);
     // Bound to the principal: the answers a user gave are never replayed under another user's token.
-    if (!payload || payload.m !== method || payload.d !== paramsDigest(params) || payload.s !== principal) {
+    if (!sealed || sealed.m !== method || sealed.d !== paramsDigest(params) || sealed.s !== principal) {
       throw new McpError(errorCode(revision, "INVALID_PARAMS")!, "Invalid params: requestState failed verification (tampered, expired, or from another request)");
     }
-    answers = payload.a;
   }
-  const responses = isObject(params.inputResponses) ? (params.inputResponses as Record<string, unknown>) : {};
-  return { answers, responses, used: {}, asked: new Map(), counters: {}, answerValidators, invalidParams: errorCode(revision, "INVALID_PARAMS")! };
+  const given = isObject(params.inputResponses) ? (params.inputResponses as Record<string, unknown>) : {};
+  const answers = sealed?.a ?? {};
+  return { answers, responses: sealed ? acceptedResponses(given, sealed) : given, used: {}, asked: new Map(), counters: {}, answerValidators, invalidParams: errorCode(revision, "INVALID_PARAMS")! };
+}
+
+/**
+ * The inputResponses entries a retry may give: answers to what the previous round asked (the sealed `q`, which never
+ * names a key already answered). InputResponses keys correspond to the InputRequests keys, and what the server does
+ * not recognize it ignores (spec/2026-07-28/basic/patterns/mrtr.mdx#inputresponses, #error-handling), so an earlier
+ * round's sealed answer, on which the handler may already have acted, is never swapped. A request without a
+ * requestState starts afresh: its entries are all taken.
+ */
+function acceptedResponses(given: Record<string, unknown>, sealed: RequestStatePayload): Record<string, unknown> {
+  const asked = Array.isArray(sealed.q) ? sealed.q : [];
+  const accepted: Record<string, unknown> = {};
+  for (const key of asked) if (Object.prototype.hasOwnProperty.call(given, key)) accepted[key] = given[key];
+  return accepted;
 }
 
 /** The `input_required` result of a round that asked: every ask, and the answers used so far sealed for the retry. */
@@ -61,6 +75,10 @@ export function askInRound(round: InputRound, { method, capability, params, key:
   const n = (round.counters[capability] = (round.counters[capability] ?? 0) + 1);
   const key = wanted ?? `${capability}-${n}`;
   const validate: Validator | undefined = round.answerValidators[method];
+  if (Object.prototype.hasOwnProperty.call(round.answers, key)) {
+    round.used[key] = round.answers[key];
+    return Promise.resolve(round.answers[key] as Record<string, unknown>);
+  }
   if (Object.prototype.hasOwnProperty.call(round.responses, key)) {
     const answer = round.responses[key];
     // An answer that is not a valid result of the asked method is a protocol error (spec/2026-07-28/basic/patterns/mrtr.mdx#error-handling).
@@ -68,10 +86,6 @@ export function askInRound(round: InputRound, { method, capability, params, key:
     if (why !== undefined) return Promise.reject(new McpError(round.invalidParams, `Invalid params: inputResponses["${key}"] is not a valid ${method} result: ${why}`));
     round.used[key] = answer;
     return Promise.resolve(answer as Record<string, unknown>);
-  }
-  if (Object.prototype.hasOwnProperty.call(round.answers, key)) {
-    round.used[key] = round.answers[key];
-    return Promise.resolve(round.answers[key] as Record<string, unknown>);
   }
   // Missing: ask (again). The run cannot go on without the answer: it ends here, and dispatch answers input_required
   // with every ask made (asks started together, e.g. under Promise.all, are all registered before this rejection is seen).

@@ -34,6 +34,11 @@ export interface RequestTelemetry {
 export class InFlight {
   /** Set when the client cancelled (or the transport closed): no response may follow. */
   cancelled = false;
+  /**
+   * Set once the request is answered (or its task ended): nothing more goes out on its behalf, as progress MUST stop
+   * after completion. spec/2025-11-25/basic/utilities/progress.mdx, spec/2026-07-28/basic/patterns/progress.mdx
+   */
+  answered = false;
   /** Modern MRTR state of this run, made on the first ask (or up front when the request carries answers). */
   round?: InputRound;
   /** Set when this run is a task's (protocol/tasks.ts): its asks and notifications follow the task's rules. */

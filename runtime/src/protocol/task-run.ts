@@ -118,6 +118,7 @@ export class TaskRun implements RunTask {
 
   end(): void {
     this.phase = "ended";
+    this.flight.answered = true;
     clearTimeout(this.ttlTimer);
     for (const w of this.waiting.values()) w.reject(new Error("the task ended"));
     this.waiting.clear();

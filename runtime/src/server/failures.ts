@@ -94,6 +94,25 @@ export class RefusedResult extends Error {
   override name = "RefusedResult";
 }
 
+const CACHE_SCOPES: readonly unknown[] = ["public", "private"];
+
+/**
+ * Refuse what a handler's result (a tool's, a prompt's, a resource's) sets of the fields that are the runtime's to
+ * set. `resultType` other than "complete": the runtime answers `input_required` (with the inputRequests and
+ * requestState the client needs: spec/2026-07-28/basic/patterns/mrtr.mdx#server-requirements-basic-workflow) and
+ * `task` (only on a CreateTaskResult:
+ * spec/extensions/tasks/modelcontextprotocol-ext-tasks/specification/2026-07-28/tasks.md#polymorphic-results) itself. `ttlMs` that
+ * is not an integer >= 0, and `cacheScope` neither "public" nor "private" (spec/2026-07-28/server/utilities/caching.mdx).
+ * Throws RefusedResult naming `what` (e.g. "tool search") and the field.
+ */
+export function refuseRuntimeFields(what: string, result: Record<string, unknown>): void {
+  const { resultType, ttlMs, cacheScope } = result;
+  if (resultType !== undefined && resultType !== "complete")
+    throw new RefusedResult(`${what} returned resultType ${JSON.stringify(resultType)}: the runtime sets resultType (ctx.elicit/sample/listRoots ask for input; a task is the tool's taskSupport)`);
+  if (ttlMs !== undefined && !(Number.isSafeInteger(ttlMs) && (ttlMs as number) >= 0)) throw new RefusedResult(`${what} returned ttlMs ${JSON.stringify(ttlMs)}: it must be an integer >= 0 (ms)`);
+  if (cacheScope !== undefined && !CACHE_SCOPES.includes(cacheScope)) throw new RefusedResult(`${what} returned cacheScope ${JSON.stringify(cacheScope)}: it must be "public" or "private"`);
+}
+
 /** Whether `err` is meant for the client as it is (a protocol error the handler threw on purpose, or an MRTR ask). */
 export function isForClient(err: unknown): boolean {
   return err instanceof McpError || err instanceof MissingCapabilityError || err instanceof ResourceNotFoundError || err instanceof HandlerFailure || (err as Error)?.name === "InputRequiredSignal";

@@ -41,8 +41,21 @@ function servedRevisions(options: ServerOptions): readonly Revision[] {
 }
 
 /**
+ * The defaults of the caching hints: a server MUST provide a `ttlMs` >= 0, and `cacheScope` is "public" or "private"
+ * (spec/2026-07-28/server/utilities/caching.mdx). Throws TypeError naming the field.
+ */
+function checkCacheDefaults(cache: ServerOptions["cache"]): void {
+  if (cache === undefined) return;
+  if (typeof cache !== "object" || cache === null) throw new TypeError("createServer: cache must be an object { ttlMs?, cacheScope? }");
+  const { ttlMs, cacheScope } = cache;
+  if (ttlMs !== undefined && !(Number.isSafeInteger(ttlMs) && ttlMs >= 0)) throw new TypeError(`createServer: cache.ttlMs must be an integer >= 0 (ms), not ${JSON.stringify(ttlMs)}`);
+  if (cacheScope !== undefined && cacheScope !== "public" && cacheScope !== "private")
+    throw new TypeError(`createServer: cache.cacheScope must be "public" or "private", not ${JSON.stringify(cacheScope)}`);
+}
+
+/**
  * The server options with their defaults, and the revisions served (in the rules module's order). Throws TypeError
- * without a name and version, on an unknown revision or none, or on a bad pageSize.
+ * without a name and version, on an unknown revision or none, or on a bad pageSize or cache default.
  */
 export function resolveOptions(options: ServerOptions): { options: ResolvedOptions; revisions: readonly Revision[] } {
   if (!options?.name || !options.version) throw new TypeError("createServer: name and version are required");
@@ -58,6 +71,7 @@ export function resolveOptions(options: ServerOptions): { options: ResolvedOptio
   };
   if (resolved.logger !== undefined && typeof resolved.logger !== "function") throw new TypeError("createServer: logger must be a function of one log record");
   if (!Number.isSafeInteger(resolved.pageSize) || resolved.pageSize < 1) throw new TypeError(`createServer: pageSize must be a positive integer`);
+  checkCacheDefaults(resolved.cache);
   return { options: resolved, revisions };
 }
 

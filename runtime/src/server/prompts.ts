@@ -6,7 +6,7 @@ import { page } from "./pagination.js";
 import { type Registry, inRevision } from "./registry.js";
 import type { Principal, RequestContext } from "./types.js";
 import { allowed, privateList, requireScopes } from "./authorization.js";
-import { RefusedResult, handlerFailure, siteOf } from "./failures.js";
+import { RefusedResult, handlerFailure, refuseRuntimeFields, siteOf } from "./failures.js";
 import { withSuggestion } from "./suggest.js";
 
 export function listPrompts(registry: Registry, revision: Revision, params?: Record<string, unknown>, principal?: Principal): Record<string, unknown> {
@@ -46,6 +46,7 @@ export async function getPrompt(registry: Registry, revision: Revision, params: 
   try {
     result = await prompt.get(args, ctx);
     if (!isObject(result) || !Array.isArray(result.messages)) throw new RefusedResult(`prompt ${name} returned no messages array`);
+    refuseRuntimeFields(`prompt ${name}`, result);
   } catch (err) {
     throw handlerFailure(registry.options, siteOf(ctx, "prompts/get", { prompt: name }), err, err instanceof RefusedResult ? err.message : undefined);
   }

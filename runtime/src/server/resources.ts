@@ -7,7 +7,7 @@ import { page } from "./pagination.js";
 import { type Registry, inRevision } from "./registry.js";
 import type { Principal, RequestContext, ResourceResult } from "./types.js";
 import { allowed, privateList, requireScopes } from "./authorization.js";
-import { handlerFailure, siteOf } from "./failures.js";
+import { handlerFailure, refuseRuntimeFields, siteOf } from "./failures.js";
 import { withSuggestion } from "./suggest.js";
 
 const MAX_ECHOED_URI = 8192;
@@ -105,5 +105,6 @@ export function resourceNotFound(revision: Revision, uri: string, visible?: Iter
 function checkContents(revision: Revision, uri: string, result: ResourceResult): Record<string, unknown> {
   // An unknown URI never yields empty contents: a handler that found nothing answers not-found.
   if (!isObject(result) || !Array.isArray(result.contents) || result.contents.length === 0) throw resourceNotFound(revision, uri);
+  refuseRuntimeFields(`resource ${quoted(uri)}`, result);
   return result as Record<string, unknown>;
 }

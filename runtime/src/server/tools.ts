@@ -3,7 +3,7 @@ import { isObject, McpError } from "../wire/jsonrpc.js";
 import { conform, copyOf } from "../wire/encode.js";
 import { type Revision, errorCode, hasField, isModern, structuredContentMustBeObject, taskWireForm, toolInputErrorsAsResult } from "../rules.js";
 import { MissingCapabilityError } from "./errors.js";
-import { HandlerFailure, RefusedResult, handlerFailure, siteOf } from "./failures.js";
+import { HandlerFailure, RefusedResult, handlerFailure, refuseRuntimeFields, siteOf } from "./failures.js";
 import { withSuggestion } from "./suggest.js";
 import { page } from "./pagination.js";
 import { type CompiledTool, type Registry, inRevision } from "./registry.js";
@@ -128,6 +128,7 @@ export function toolFailure(revision: Revision, err: unknown): Record<string, un
 /** What a tool's handler returned, checked to be a tool result and encoded for `revision`. Throws RefusedResult. */
 export function toolSuccess(revision: Revision, tool: CompiledTool, result: ToolResult): Record<string, unknown> {
   if (!isObject(result) || !Array.isArray(result.content)) throw new RefusedResult(`tool ${tool.name} returned no content array`);
+  refuseRuntimeFields(`tool ${tool.name}`, result);
   return encodeToolResult(revision, tool, result);
 }
 

@@ -26,7 +26,7 @@ import type { Era, Revision } from "../rules.js";
 import type { SchemaValidator } from "./schema.js";
 
 /** A result as a handler returns it: the runtime adds `resultType`, caching fields and `_meta` serverInfo per revision. */
-type HandlerResult<T> = Omit<T, "resultType" | "ttlMs" | "cacheScope"> & { resultType?: string };
+type HandlerResult<T> = Omit<T, "resultType" | "ttlMs" | "cacheScope"> & { resultType?: "complete" };
 
 export type ToolResult = HandlerResult<CallToolResult>;
 export type PromptResult = HandlerResult<GetPromptResult>;

@@ -1,0 +1,40 @@
+/**
+ * A task's notifications stop when the task ends: a handler that notifies after it returned (a forgotten timer)
+ * sends nothing once the task is terminal, as progress MUST stop after completion. 2025-11-25 core tasks, in process
+ * against the protocol core (Connection), expectations written by hand.
+ * spec/2025-11-25/basic/utilities/progress.mdx#behavior-requirements, spec/2025-11-25/basic/utilities/tasks.mdx
+ */
+import { expect, it } from "vitest";
+import { Connection, createServer } from "../../runtime/dist/index.js";
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+it("a task's handler that reports progress after it returned sends nothing more once the task completed", async () => {
+  const server = createServer({ name: "late", version: "1" });
+  let late: Promise<void> | undefined;
+  server.tool({
+    name: "work",
+    taskSupport: "optional",
+    inputSchema: { type: "object" },
+    handler: (_args, ctx) => {
+      ctx.progress(1, 2);
+      late = sleep(30).then(() => ctx.progress(2, 2));
+      return { content: [{ type: "text", text: "done" }] };
+    },
+  });
+  const out: any[] = [];
+  const c = new Connection(server, { send: (m) => void out.push(m) }, { transport: "stdio" });
+  const send = (m: Record<string, unknown>) => c.receive({ jsonrpc: "2.0", ...m });
+  await send({ id: 0, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } } });
+  await send({ method: "notifications/initialized" });
+  await send({ id: 1, method: "tools/call", params: { name: "work", arguments: {}, task: { ttl: 60_000 }, _meta: { progressToken: "p" } } });
+  const taskId = out.find((m) => m.id === 1)?.result?.task?.taskId;
+  expect(taskId, JSON.stringify(out)).toEqual(expect.any(String));
+  await send({ id: 2, method: "tasks/result", params: { taskId } });
+  expect(out.find((m) => m.id === 2)?.result?.content).toEqual([{ type: "text", text: "done" }]);
+  await late;
+  await sleep(5);
+  const progress = out.filter((m) => m.method === "notifications/progress").map((m) => m.params.progress);
+  expect(progress).toEqual([1]);
+  c.close();
+});
