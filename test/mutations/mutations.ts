@@ -744,6 +744,33 @@ export const MUTATIONS: Mutation[] = [
     test: REGISTRATION,
     filter: "caching hints",
   },
+  {
+    id: "content-encoding-refused",
+    rule: "A POST body with a Content-Encoding other than identity is 415 with Accept-Encoding: identity, not read as plain. RFC 9110 §8.4.1, §15.5.16",
+    file: "runtime/src/transport/http/read-json.ts",
+    find: 'if (coding && coding !== "identity")',
+    replace: "if (false)",
+    test: "test/runtime/http-edges.test.ts",
+    filter: "Content-Encoding",
+  },
+  {
+    id: "slow-sender-timeouts",
+    rule: "serveHttp bounds a slow sender: headersTimeoutMs (default 20 s) and requestTimeoutMs (default 30 s), checked often enough to hold them.",
+    file: "runtime/src/transport/http/node.ts",
+    find: "createServer(slowClientTimeouts(options), ",
+    replace: "createServer(",
+    test: "test/runtime/http-edges.test.ts",
+    filter: "slow sender",
+  },
+  {
+    id: "slow-sender-408",
+    rule: "A request that timed out before it arrived whole is answered 408 and its socket destroyed (RFC 9110 §15.5.9), not left waiting for a body.",
+    file: "runtime/src/transport/http/node.ts",
+    find: 'if (err.code === "ERR_HTTP_REQUEST_TIMEOUT") {',
+    replace: "if (false) {",
+    test: "test/runtime/http-edges.test.ts",
+    filter: "slow sender",
+  },
   // ---- prose rules of generator/overlay.ts (regenerated into out/rules.ts) ----
   {
     id: "generate-stamp-file-set",

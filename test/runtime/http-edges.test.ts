@@ -5,6 +5,7 @@
  */
 import { createServer as createHttpServer } from "node:http";
 import net, { type AddressInfo } from "node:net";
+import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createServer, type HttpHandle } from "../../runtime/dist/index.js";
 
@@ -153,6 +154,19 @@ describe.each(entries)("$name", ({ start }) => {
     expect(challenge.split('"').length % 2).toBe(1);
   });
 
+  it("a body with a Content-Encoding other than identity is 415, naming the coding, with Accept-Encoding: identity (RFC 9110 §8.4.1, §15.5.16)", async () => {
+    const gzipped = gzipSync(body);
+    for (const coding of ["gzip", " GZIP ", "br"]) {
+      const raw = await entry.send(postHead(`Authorization: Bearer good\r\nContent-Encoding: ${coding}\r\n`, gzipped.length), gzipped);
+      expect(statusLines(raw)).toEqual(["HTTP/1.1 415"]);
+      expect(raw).toMatch(/^accept-encoding: identity\r$/im);
+      const error = JSON.parse(raw.slice(raw.indexOf("\r\n\r\n") + 4)).error;
+      expect(error.message).toBe(`Unsupported Media Type: Content-Encoding "${coding.trim().toLowerCase()}" is not accepted; send the body unencoded`);
+    }
+    const raw = await entry.send(postHead("Authorization: Bearer good\r\nContent-Encoding: identity\r\n", body.length), body);
+    expect(statusLines(raw)).toEqual(["HTTP/1.1 200"]);
+  });
+
   it("a body that is not UTF-8 is -32700 Parse error, as on stdio, never decoded to U+FFFD", async () => {
     for (const bad of [Buffer.from([0xff]), Buffer.from([0xc3, 0x28]), Buffer.from([0xed, 0xa0, 0x80])]) {
       const invalid = Buffer.concat([Buffer.from(discover.slice(0, -2)), Buffer.from(',"x":"'), bad, Buffer.from('"}}')]);
@@ -160,5 +174,52 @@ describe.each(entries)("$name", ({ start }) => {
       expect(statusLines(raw)).toEqual(["HTTP/1.1 400"]);
       expect(JSON.parse(raw.slice(raw.indexOf("\r\n\r\n") + 4)).error.code).toBe(-32700);
     }
+  });
+});
+
+describe("serveHttp: a slow sender is answered 408 and disconnected (headersTimeoutMs, requestTimeoutMs)", () => {
+  let h: HttpHandle;
+  beforeAll(async () => {
+    h = await createServer({ name: "edges", version: "1" }).serveHttp({ port: 0, quiet: true, headersTimeoutMs: 300, requestTimeoutMs: 600 });
+  });
+  afterAll(() => h.close());
+
+  it("headers that never end: 408, then the close", async () => {
+    const began = Date.now();
+    const raw = await exchange(h.port, "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n");
+    expect(statusLines(raw)).toEqual(["HTTP/1.1 408"]);
+    expect(Date.now() - began).toBeLessThan(5000);
+  });
+
+  it("a body that never ends: 408, then the close", async () => {
+    const raw = await exchange(h.port, postHead("", discover.length) + discover.slice(0, 10));
+    expect(statusLines(raw)).toEqual(["HTTP/1.1 408"]);
+  });
+
+  it("an idle kept-alive connection is not a slow sender: its next request, after the timeouts, is served", async () => {
+    const socket = net.connect(h.port, "127.0.0.1");
+    let out = "";
+    socket.on("data", (d) => (out += d.toString("latin1")));
+    const request = postHead("", discover.length).replace("Connection: close\r\n", "") + discover;
+    const responses = async (n: number) => {
+      // Not statusLines: a response follows the previous body on the same line.
+      const lines = () => out.match(/HTTP\/1\.1 \d{3}/g) ?? [];
+      for (const end = Date.now() + 5000; lines().length < n && Date.now() < end;) await new Promise((r) => setTimeout(r, 10));
+      return lines();
+    };
+    socket.write(request);
+    expect(await responses(1)).toEqual(["HTTP/1.1 200"]);
+    await new Promise((r) => setTimeout(r, 900));
+    socket.write(request);
+    expect(await responses(2)).toEqual(["HTTP/1.1 200", "HTTP/1.1 200"]);
+    socket.destroy();
+  });
+
+  it("refuses timeouts that are not positive integers, or a request timeout under the headers timeout", async () => {
+    const server = createServer({ name: "edges", version: "1" });
+    await expect(server.serveHttp({ port: 0, quiet: true, headersTimeoutMs: 0 })).rejects.toThrow(new TypeError("serveHttp: headersTimeoutMs must be a positive integer (ms)"));
+    await expect(server.serveHttp({ port: 0, quiet: true, headersTimeoutMs: 5000, requestTimeoutMs: 1000 })).rejects.toThrow(
+      new TypeError("serveHttp: requestTimeoutMs (1000) is under headersTimeoutMs (5000)"),
+    );
   });
 });

@@ -127,6 +127,12 @@ function drainThen(req: IncomingMessage, res: ServerResponse, limit: number, ans
 export function onClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
   // The response being written on this socket, as Node's own default handler checks it.
   const pending = (socket as Duplex & { _httpMessage?: ServerResponse | null })._httpMessage;
+  // A sender too slow for headersTimeoutMs/requestTimeoutMs: its request never arrived whole, so no response of its
+  // own can follow. 408 when nothing was written yet, then the socket goes (RFC 9110 §15.5.9).
+  if (err.code === "ERR_HTTP_REQUEST_TIMEOUT") {
+    if (socket.writable && !pending?.headersSent) socket.write("HTTP/1.1 408 Request Timeout\r\nconnection: close\r\ncontent-length: 0\r\n\r\n");
+    return void socket.destroy();
+  }
   if (pending) {
     if (!pending.headersSent) pending.shouldKeepAlive = false;
     if (pending.writableFinished) socket.end();
@@ -178,6 +184,24 @@ export function nodeHandler(core: ProtocolCore, options: HandlerOptions = {}): N
   return Object.assign(handler, { close: (o?: CloseOptions) => endpoint.close(o) });
 }
 
+/**
+ * node:http's limits on a slow sender (options.headersTimeoutMs, requestTimeoutMs: node's own defaults are 60 s and
+ * 300 s, checked every 30 s). Throws TypeError on a value that is not a positive integer, or a request timeout under
+ * the headers timeout.
+ */
+function slowClientTimeouts(options: HttpOptions): { headersTimeout: number; requestTimeout: number; connectionsCheckingInterval: number } {
+  const headersTimeout = options.headersTimeoutMs ?? 20_000;
+  const requestTimeout = options.requestTimeoutMs ?? Math.max(30_000, headersTimeout);
+  for (const [name, ms] of [
+    ["headersTimeoutMs", headersTimeout],
+    ["requestTimeoutMs", requestTimeout],
+  ] as const) {
+    if (!Number.isSafeInteger(ms) || ms <= 0) throw new TypeError(`serveHttp: ${name} must be a positive integer (ms)`);
+  }
+  if (requestTimeout < headersTimeout) throw new TypeError(`serveHttp: requestTimeoutMs (${requestTimeout}) is under headersTimeoutMs (${headersTimeout})`);
+  return { headersTimeout, requestTimeout, connectionsCheckingInterval: Math.max(1, Math.min(1000, Math.floor(headersTimeout / 2))) };
+}
+
 /** Serve `core` on its own node:http server (and, with `legacySse`, HTTP+SSE). Resolves once listening. */
 export async function serveHttp(core: ProtocolCore, options: HttpOptions = {}): Promise<HttpHandle> {
   const host = options.host ?? "127.0.0.1";
@@ -208,9 +232,8 @@ export async function serveHttp(core: ProtocolCore, options: HttpOptions = {}): 
       process.stderr.write(`mcp runtime: note: listening on ${host} with no Host check (set allowedHosts to the public host name to guard against DNS rebinding).\n`);
     }
   }
-  const http = createServer((req, res) => serve(endpoint, req, res));
+  const http = createServer(slowClientTimeouts(options), (req, res) => serve(endpoint, req, res));
   http.keepAliveTimeout = 60_000;
-  http.headersTimeout = 65_000;
   http.on("clientError", onClientError);
   await new Promise<void>((resolve, reject) => {
     http.once("error", reject);

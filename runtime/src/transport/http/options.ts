@@ -140,4 +140,14 @@ export interface HttpOptions extends HandlerOptions {
   port?: number;
   /** Do not print the listening line. */
   quiet?: boolean;
+  /**
+   * A client that has not sent a request's headers this long after it began is answered 408 and disconnected (a slow
+   * sender holds a socket and its memory), in ms. Default 20 000. Checked about every `min(1000, this / 2)` ms.
+   */
+  headersTimeoutMs?: number;
+  /**
+   * The same for a request's whole body, in ms; at least `headersTimeoutMs`. Default 30 000. Only the request: an SSE
+   * response may stream for as long as it runs.
+   */
+  requestTimeoutMs?: number;
 }

@@ -23,7 +23,7 @@ export class JsonBodies {
 
   /**
    * The POST's JSON body to `done` (with the ms spent decoding and parsing it: its caller's, cpu-share.ts), or the
-   * answer why there is none (415, 406, 413, 400, -32700). A body over YIELD_BYTES reaches `done` in a
+   * answer why there is none (415 for its Content-Type or Content-Encoding, 406, 413, 400, -32700). A body over YIELD_BYTES reaches `done` in a
    * later turn of the event loop.
    */
   read(req: Incoming, res: Reply, accept: Accept, done: (value: unknown, spentMs: number) => void): void {
@@ -38,6 +38,10 @@ export class JsonBodies {
       }
     };
     if (req.parsedBody !== undefined) return accepted(req.parsedBody);
+    // A coded body (gzip) read as it is would be a parse error at best: 415, naming the coding understood. RFC 9110 §8.4.1, §15.5.16
+    const coding = one(req.headers["content-encoding"])?.trim().toLowerCase();
+    if (coding && coding !== "identity")
+      return responder.invalidRequest(res, 415, `Unsupported Media Type: Content-Encoding ${JSON.stringify(coding)} is not accepted; send the body unencoded`, null, { "accept-encoding": "identity" });
     const limit = this.maxBody;
     // Past the limit: 413 with a JSON-RPC body, and the connection closed after it.
     const tooLarge = () => responder.invalidRequest(res, 413, `Payload Too Large: the body exceeds ${limit} bytes`, null, { connection: "close" });
