@@ -771,6 +771,24 @@ export const MUTATIONS: Mutation[] = [
     test: "test/runtime/http-edges.test.ts",
     filter: "slow sender",
   },
+  {
+    id: "elicitation-content-checked",
+    rule: "An accepted form elicitation's content is checked against the requestedSchema sent (servers SHOULD validate it). spec/2025-11-25/client/elicitation.mdx#security-considerations",
+    file: "runtime/src/protocol/handler-host.ts",
+    find: "return !validate || validate(answer.content ?? {}) ? undefined : validate.describe();",
+    replace: "return undefined;",
+    test: CORPUS,
+    filter: "elicitation-content-checked",
+  },
+  {
+    id: "mrtr-content-mismatch-invalid-params",
+    rule: "In an MRTR round, content that does not match the requestedSchema is -32602 (the answer is a request parameter). spec/2026-07-28/basic/patterns/mrtr.mdx#error-handling",
+    file: "runtime/src/protocol/handler-host.ts",
+    find: '.then((answer) => matching(ask, answer, errorCode(revision, "INVALID_PARAMS")));',
+    replace: ".then((answer) => matching(ask, answer));",
+    test: CORPUS,
+    filter: "2026-07-28/elicitation-content-checked",
+  },
   // ---- prose rules of generator/overlay.ts (regenerated into out/rules.ts) ----
   {
     id: "generate-stamp-file-set",

@@ -24,6 +24,7 @@ import { META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION } fro
 import { fixedHttpStatus } from "../wire/http-status.js";
 import { type Revision, LATEST_LEGACY, errorCode, hasHeader, isLegacy, isModern, isRevision, nameHeaderSources } from "../rules.js";
 import { isObject } from "../wire/jsonrpc.js";
+import { NO_BATCHES_HERE } from "./batch.js";
 
 /** The revisions a server serves, by era, each in declaration order (McpServer.eras). */
 export interface ServedRevisions {
@@ -129,7 +130,7 @@ export function classifyBatch(facts: InboundFacts): Classification {
   if (session !== undefined && session !== "unknown") return legacyHeaderCheck(facts) ?? { kind: "legacy", revision: session.revision };
   // No session: the legacy handshake has not happened, so no revision that allows batches is in force.
   // spec/2025-03-26/basic/index.mdx#batching
-  return reject(served.legacy.length ? newestLegacy(served) : served.modern.at(-1)!, 400, "INVALID_REQUEST", "Invalid Request: JSON-RPC batches are not supported (before initialize)");
+  return reject(served.legacy.length ? newestLegacy(served) : served.modern.at(-1)!, 400, "INVALID_REQUEST", NO_BATCHES_HERE);
 }
 
 /**

@@ -20,7 +20,11 @@ export interface StdioOptions {
   output?: Writable;
   /** Largest accepted line in bytes; longer lines are answered with -32600 and skipped. Default 64 MiB. */
   maxMessageBytes?: number;
-  /** Redirect console.* and process.stdout.write to stderr. Default true when output is process.stdout. */
+  /**
+   * Redirect console.* and process.stdout.write to stderr. Default true when output is process.stdout. Writes to file
+   * descriptor 1 itself (`fs.writeSync(1, …)`, a child process spawned with `stdio: "inherit"`) bypass it and corrupt
+   * the protocol stream: give children `["ignore", "pipe", "inherit"]` or send their stdout to stderr.
+   */
   protectStdout?: boolean;
   /** Exit the process (code 0) after EOF once all work is answered. Default true when input is process.stdin. */
   exitOnEof?: boolean;
