@@ -41,6 +41,17 @@ function vendored(dir: string, pkgName: string, stem: string): RuntimeDependency
   return { spec: `file:${target}`, files: new Map([[target, tarball]]), describe: `${pkgName} ${pkg.version} as bundled with create-mcp-server, packed into ${target}` };
 }
 
+/**
+ * How a user runs this command again, in the words to print: `npx create-mcp-server` where it came from the registry;
+ * from a checkout of this repository (its TypeScript sources beside bin/, which the published package does not hold),
+ * `node <checkout>/bin/create-mcp-server.js`, as the registry may have no such package.
+ */
+export function commandLine(): string {
+  if (!existsSync(join(PROJECT_ROOT, "generator", "cli.ts"))) return "npx create-mcp-server";
+  const bin = join(PROJECT_ROOT, "bin", "create-mcp-server.js");
+  return `node ${bin.includes(" ") ? JSON.stringify(bin) : bin}`;
+}
+
 /** The published package `pkgName` at this CLI's own version (`^<version>`). */
 function published(pkgName: string): RuntimeDependency {
   const own = JSON.parse(readFileSync(join(PROJECT_ROOT, "package.json"), "utf8")) as { version: string };

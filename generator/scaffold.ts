@@ -15,7 +15,7 @@ import Handlebars from "handlebars";
 import { clientConfig, clientConfigLines } from "./client-config.js";
 import { initRepository } from "./git.js";
 import { clientReachWarning } from "./overlay-clients.js";
-import { codegenDependency, runtimeDependency, type RuntimeDependency } from "./dependencies.js";
+import { codegenDependency, commandLine, runtimeDependency, type RuntimeDependency } from "./dependencies.js";
 import { listFiles } from "./pack.js";
 import { packageManagerCommands } from "./package-manager.js";
 import { planWrite, SCAFFOLD_MANIFEST, scaffoldManifest, writeProject } from "./project-files.js";
@@ -155,7 +155,9 @@ export function runStep(label: string, command: string, args: string[], cwd: str
     if (!io.tty) io.out(`${label}...\n`);
     child.on("error", (err) => {
       if (timer) clearInterval(timer);
-      reject(new ScaffoldError(`${command} ${args[0]} could not be started: ${err.message}`));
+      // Not installed: pnpm and yarn come with Node's corepack, off by default.
+      const missing = (err as NodeJS.ErrnoException).code === "ENOENT" ? ` (is ${command} installed? ${command === "npm" ? "it comes with Node.js" : `\`corepack enable ${command}\` provides it`})` : "";
+      reject(new ScaffoldError(`${command} ${args[0]} could not be started: ${err.message}${missing}`));
     });
     child.on("close", (code) => {
       if (timer) clearInterval(timer);
@@ -196,7 +198,7 @@ export function nextSteps(o: ResolvedOptions, installed: boolean): string {
     );
   else if (o.transport !== "stdio") lines.push(`  ${pm.start} ${pm.argsSeparator}--transport http --port 3000   # serve Streamable HTTP at http://127.0.0.1:3000/mcp`);
   lines.push(`${pad(`${pm.run} dev`)}# regenerate, type-check and rebuild on every change${o.transport === "stdio" ? ", with the MCP Inspector" : ", restarting the HTTP server"}`);
-  lines.push(``, `Add a tool: \`npx create-mcp-server add tool <name>\` (mcp.json, src/tools/<name>.ts and a test), implement it, \`${pm.test}\`.`, ``);
+  lines.push(``, `Add a tool: \`${commandLine()} add tool <name>\` (mcp.json, src/tools/<name>.ts and a test), implement it, \`${pm.test}\`.`, ``);
   lines.push(...clientConfigLines(o.name, o.transport, o.dir, pm));
   return lines.join("\n") + "\n";
 }

@@ -195,7 +195,8 @@ function plan(p: Project, files: Map<string, Buffer>): Plan {
     if (path === SCAFFOLD_MANIFEST) continue;
     const target = join(p.dir, path);
     if (path.startsWith("vendor/")) {
-      result.write.push(path); // the dependency itself: always the new one
+      // The dependency itself: always the new one (its name holds its digest: the same name, the same bytes).
+      if (!existsSync(target) || !readFileSync(target).equals(data)) result.write.push(path);
       continue;
     }
     if (!existsSync(target)) {

@@ -44,6 +44,8 @@ describe("create-mcp-server --help", () => {
     expect(r.status, r.stderr).toBe(0);
     for (const f of ["package.json", "mcp.json", "src/main.ts", ".create-mcp-server.json"]) expect(existsSync(join(dir, "packed-server", f)), f).toBe(true);
     expect(existsSync(join(dir, "packed-server", "vendor"))).toBe(false);
+    // Installed from the registry, it names itself as npx runs it.
+    expect(r.stdout).toContain("Add a tool: `npx create-mcp-server add tool <name>`");
     const pkg = JSON.parse(readFileSync(join(dir, "packed-server", "package.json"), "utf8"));
     expect([pkg.dependencies["@create-mcp-server/runtime"], pkg.devDependencies["@create-mcp-server/codegen"]]).toEqual(["^0.1.0", "^0.1.0"]);
     const revisions: { id: string }[] = JSON.parse(readFileSync(join(ROOT, "out", "rules.json"), "utf8")).revisions;
@@ -203,6 +205,8 @@ describe("scaffolding without install", () => {
     expect(r.stderr).toBe("");
     expect(r.status).toBe(0);
     const inProcess = Number(/Wrote \d+ files to .* in (\d+) ms/.exec(r.stdout)![1]);
+    // From a checkout, whose packages the registry may not have, it names the command that ran.
+    expect(r.stdout).toContain(`Add a tool: \`node ${join(ROOT, "bin", "create-mcp-server.js")} add tool <name>\``);
     console.log(`scaffold (everything, no install): ${inProcess} ms inside the command, ${r.ms.toFixed(0)} ms wall including Node and tsx start-up`);
     // Speed is the benchmark's to measure, not a timed test's: this bound only catches a scaffolder that hangs.
     expect(inProcess).toBeLessThan(30_000);

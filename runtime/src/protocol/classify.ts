@@ -153,7 +153,9 @@ function modern(message: InboundMessage, meta: Record<string, unknown> | undefin
   // Both _meta fields are REQUIRED; missing is -32602 (spec/2026-07-28/basic/index.mdx#_meta).
   if (typeof version !== "string" || !isObject(capabilities)) {
     const missing = typeof version !== "string" ? META_PROTOCOL_VERSION : META_CLIENT_CAPABILITIES;
-    return reject(known, 400, "INVALID_PARAMS", `Invalid params: _meta["${missing}"] is required`);
+    // A stdio client with no claim at all may be a legacy one that forgot the handshake: say both ways in.
+    const handshake = !header && version === undefined && facts.served.legacy.length ? ` (a ${known} request; or send initialize first, for a session of ${newestLegacy(facts.served)} or earlier)` : "";
+    return reject(known, 400, "INVALID_PARAMS", `Invalid params: _meta["${missing}"] is required${handshake}`);
   }
   if (header) {
     const wrong = headerMismatch(known, message, { header, paramHeaders: facts.paramHeaders }, { body: version, header: versionHeader });
