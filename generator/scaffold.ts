@@ -156,7 +156,8 @@ export function runStep(label: string, command: string, args: string[], cwd: str
     child.on("error", (err) => {
       if (timer) clearInterval(timer);
       // Not installed: pnpm and yarn come with Node's corepack, off by default.
-      const missing = (err as NodeJS.ErrnoException).code === "ENOENT" ? ` (is ${command} installed? ${command === "npm" ? "it comes with Node.js" : `\`corepack enable ${command}\` provides it`})` : "";
+      const missing =
+        (err as NodeJS.ErrnoException).code === "ENOENT" ? ` (is ${command} installed? ${command === "npm" ? "it comes with Node.js" : `\`corepack enable ${command}\` provides it`})` : "";
       reject(new ScaffoldError(`${command} ${args[0]} could not be started: ${err.message}${missing}`));
     });
     child.on("close", (code) => {

@@ -2,6 +2,7 @@
 // path in a real node:http server on 127.0.0.1: both eras, the security defaults, and SSE through a ReadableStream.
 // (Express, Fastify, Hono, workerd, Bun and Deno: test/hosts/.)
 import { createServer as createHttpServer, type Server } from "node:http";
+import { gunzipSync, gzipSync } from "node:zlib";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createParser } from "eventsource-parser";
@@ -361,7 +362,8 @@ describe("nodeHandler mounted at /api/mcp in a node:http server", () => {
       const chunks: Buffer[] = [];
       req.on("data", (c: Buffer) => chunks.push(c));
       req.on("end", () => {
-        const raw = Buffer.concat(chunks);
+        // As express.text() and express.raw() do, a gzip body is inflated (inflate: true is their default).
+        const raw = req.headers["content-encoding"] === "gzip" ? gunzipSync(Buffer.concat(chunks)) : Buffer.concat(chunks);
         (req as typeof req & { body?: unknown }).body = req.headers["x-as"] === "string" ? raw.toString("utf8") : raw;
         handler(req, res);
       });
@@ -374,6 +376,9 @@ describe("nodeHandler mounted at /api/mcp in a node:http server", () => {
         const r = await fetch(url, { method: "POST", headers: { ...headers, "x-as": as }, body: JSON.stringify(body), signal: AbortSignal.timeout(5000) });
         expect(r.status, as).toBe(200);
         expect((await r.json()).result.resultType).toBe("complete");
+        // The middleware inflated a gzip body: its text is the body, whatever Content-Encoding said (no 415).
+        const gzipped = await fetch(url, { method: "POST", headers: { ...headers, "x-as": as, "content-encoding": "gzip" }, body: gzipSync(JSON.stringify(body)), signal: AbortSignal.timeout(5000) });
+        expect(gzipped.status, `gzip ${as}`).toBe(200);
       }
     } finally {
       await new Promise<void>((r) => text.close(() => r()));

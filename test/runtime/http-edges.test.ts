@@ -215,8 +215,46 @@ describe("serveHttp: a slow sender is answered 408 and disconnected (headersTime
     socket.destroy();
   });
 
+  it("a pipelined request that times out lets the answer streaming before it finish (SSE past the timeouts), then closes", async () => {
+    const server = createServer({ name: "edges", version: "1" });
+    server.tool({
+      name: "slow",
+      inputSchema: { type: "object" },
+      handler: async (_args, ctx) => {
+        for (let i = 1; i <= 4; i++) {
+          await new Promise((r) => setTimeout(r, 250));
+          ctx.progress(i, 4);
+        }
+        return { content: [{ type: "text", text: "slow done" }] };
+      },
+    });
+    const s = await server.serveHttp({ port: 0, quiet: true, headersTimeoutMs: 300, requestTimeoutMs: 300 });
+    try {
+      const call = JSON.stringify({
+        jsonrpc: "2.0",
+        id: 9,
+        method: "tools/call",
+        params: { name: "slow", arguments: {}, _meta: { "io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextprotocol/clientCapabilities": {}, progressToken: "p" } },
+      });
+      const head = postHead("", Buffer.byteLength(call)).replace("Connection: close\r\n", "").replace("Mcp-Method: server/discover", "Mcp-Method: tools/call\r\nMcp-Name: slow");
+      const raw = await exchange(s.port, head + call + "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n");
+      expect(raw).toContain("slow done");
+      expect(raw.match(/HTTP\/1\.1 \d{3}/g)).toEqual(["HTTP/1.1 200"]);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it("an answer sent before its body arrived (415) is not followed by a 408 at the timeout", async () => {
+    const raw = await exchange(h.port, postHead("Content-Encoding: gzip\r\n", 100).replace("Connection: close\r\n", "") + "x");
+    expect(raw.match(/HTTP\/1\.1 \d{3}/g)).toEqual(["HTTP/1.1 415"]);
+  });
+
   it("refuses timeouts that are not positive integers, or a request timeout under the headers timeout", async () => {
     const server = createServer({ name: "edges", version: "1" });
+    // A request timeout alone under the default headers timeout brings the headers timeout down with it.
+    const alone = await server.serveHttp({ port: 0, quiet: true, requestTimeoutMs: 10_000 });
+    await alone.close();
     await expect(server.serveHttp({ port: 0, quiet: true, headersTimeoutMs: 0 })).rejects.toThrow(new TypeError("serveHttp: headersTimeoutMs must be a positive integer (ms)"));
     await expect(server.serveHttp({ port: 0, quiet: true, headersTimeoutMs: 5000, requestTimeoutMs: 1000 })).rejects.toThrow(
       new TypeError("serveHttp: requestTimeoutMs (1000) is under headersTimeoutMs (5000)"),

@@ -38,3 +38,32 @@ it("a task's handler that reports progress after it returned sends nothing more 
   expect(progress).toEqual([1]);
   c.close();
 });
+
+it("2026-07-28 extension: a task-capable call answered directly (settled before its first macrotask) sends nothing after its response", async () => {
+  // spec/extensions/tasks/modelcontextprotocol-ext-tasks/specification/2026-07-28/tasks.md#task-creation, spec/2026-07-28/basic/patterns/progress.mdx
+  const server = createServer({ name: "late", version: "1" });
+  let late: Promise<void> | undefined;
+  server.tool({
+    name: "quick",
+    taskSupport: "optional",
+    inputSchema: { type: "object" },
+    handler: (_args, ctx) => {
+      late = sleep(30).then(() => (ctx.progress(2, 2), ctx.log("info", "late")));
+      return { content: [{ type: "text", text: "quick" }] };
+    },
+  });
+  const out: any[] = [];
+  const c = new Connection(server, { send: (m) => void out.push(m) }, { transport: "stdio" });
+  const meta = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": { extensions: { "io.modelcontextprotocol/tasks": {} } },
+    "io.modelcontextprotocol/logLevel": "debug",
+    progressToken: "p",
+  };
+  await c.receive({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "quick", arguments: {}, _meta: meta } });
+  await late;
+  await sleep(5);
+  expect(out.map((m) => m.method ?? `response ${m.id}`)).toEqual(["response 1"]);
+  expect(out[0].result).toMatchObject({ content: [{ type: "text", text: "quick" }], resultType: "complete" });
+  c.close();
+});

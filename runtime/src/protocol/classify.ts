@@ -154,7 +154,8 @@ function modern(message: InboundMessage, meta: Record<string, unknown> | undefin
   if (typeof version !== "string" || !isObject(capabilities)) {
     const missing = typeof version !== "string" ? META_PROTOCOL_VERSION : META_CLIENT_CAPABILITIES;
     // A stdio client with no claim at all may be a legacy one that forgot the handshake: say both ways in.
-    const handshake = !header && version === undefined && facts.served.legacy.length ? ` (a ${known} request; or send initialize first, for a session of ${newestLegacy(facts.served)} or earlier)` : "";
+    const handshake =
+      !header && version === undefined && facts.served.legacy.length ? ` (a ${known} request; or send initialize first, for a session of ${newestLegacy(facts.served)} or earlier)` : "";
     return reject(known, 400, "INVALID_PARAMS", `Invalid params: _meta["${missing}"] is required${handshake}`);
   }
   if (header) {

@@ -5,7 +5,6 @@
  */
 import { type Revision, errorCode, hasCapability, hasMethod, isLegacy, isModern, methodFlows, serverMaySendRequests, taskWireForm } from "../rules.js";
 import { MissingCapabilityError, type McpServer } from "../server/server.js";
-import { compileSchema, type SchemaValidator } from "../server/schema.js";
 import { principalIdentity } from "../state/request-state.js";
 import { McpError, isObject, type JsonRpcMessage } from "../wire/jsonrpc.js";
 import { META_LOG_LEVEL, META_RELATED_TASK } from "../wire/meta.js";
@@ -34,46 +33,6 @@ function unsupportedElicitationMode(revision: Revision, declared: Record<string,
   return (modes.length ? modes : ["form"]).includes(mode) ? undefined : mode;
 }
 
-/** requestedSchema validators by the schema's JSON (a handler asks with a fresh object each run); a few dozen at most. */
-const requestedSchemas = new Map<string, SchemaValidator | null>();
-const REQUESTED_SCHEMAS_KEPT = 64;
-
-/** The validator of a requestedSchema, or null where this host cannot compile schemas (workerd) or the schema is none. */
-function requestedSchemaValidator(schema: Result): SchemaValidator | null {
-  const key = JSON.stringify(schema);
-  let v = requestedSchemas.get(key);
-  if (v === undefined) {
-    try {
-      v = compileSchema(schema);
-    } catch {
-      v = null;
-    }
-    if (requestedSchemas.size >= REQUESTED_SCHEMAS_KEPT) requestedSchemas.delete(requestedSchemas.keys().next().value!);
-    requestedSchemas.set(key, v);
-  }
-  return v;
-}
-
-/**
- * Why an accepted form elicitation's content does not match the requestedSchema the server sent, or undefined (it
- * does, the ask is no form elicitation, or this host cannot compile the schema). "Servers SHOULD validate received
- * data matches the requested schema": spec/2025-11-25/client/elicitation.mdx#security-considerations,
- * spec/2026-07-28/client/elicitation.mdx#security-considerations
- */
-function contentMismatch({ method, params }: ClientAsk, answer: Result): string | undefined {
-  if (method !== ELICIT || answer?.action !== "accept" || !isObject(params?.requestedSchema)) return undefined;
-  const validate = requestedSchemaValidator(params.requestedSchema as Result);
-  return !validate || validate(answer.content ?? {}) ? undefined : validate.describe();
-}
-
-/** `answer` when its content matches (contentMismatch); else throws: McpError with `code` (an MRTR answer), else Error. */
-function matching(ask: ClientAsk, answer: Result, code?: number): Result {
-  const why = contentMismatch(ask, answer);
-  if (why === undefined) return answer;
-  const message = `the client's ${ask.method} content does not match the requestedSchema: ${why}`;
-  throw code === undefined ? new Error(message) : new McpError(code, `Invalid params: ${message}`);
-}
-
 export class HandlerHost implements ContextHost {
   constructor(readonly server: McpServer) {}
 
@@ -93,11 +52,11 @@ export class HandlerHost implements ContextHost {
     if (mode) return Promise.reject(new MissingCapabilityError({ [capability]: { [mode]: {} } }));
     const taskAsk = flight.task?.ask;
     // Each ask is a CLIENT span under the handler's (protocol/telemetry.ts); a legacy request carries its trace context.
-    if (taskAsk) return traceAsk(method, params, () => taskAsk(ask), inputRequired).then((answer) => matching(ask, answer));
+    if (taskAsk) return traceAsk(method, params, () => taskAsk(ask), inputRequired);
     if (serverMaySendRequests(revision)) {
       const link = scope.link;
       if (!link) return Promise.reject(new McpError(errorCode(revision, "INTERNAL_ERROR")!, `${method}: no link to ask the client on`));
-      return traceAsk(method, params, (traced) => link.askClient(scope, method, traced), inputRequired).then((answer) => matching(ask, answer));
+      return traceAsk(method, params, (traced) => link.askClient(scope, method, traced), inputRequired);
     }
     const answerValidators = ctx.mrtrAnswers;
     if (!answerValidators) return Promise.reject(new McpError(errorCode(revision, "INTERNAL_ERROR")!, `${method}: ${scope.req.method} cannot ask the client for input in ${revision}`));
@@ -107,8 +66,7 @@ export class HandlerHost implements ContextHost {
       { method: scope.req.method, params: scope.req.params ?? {}, principal: principalIdentity(scope.principal) },
       answerValidators,
     ));
-    // In a round the answer is the client's request parameter: a mismatch is -32602, as an invalid answer is.
-    return traceAsk(method, params, () => askInRound(round, ask), inputRequired).then((answer) => matching(ask, answer, errorCode(revision, "INVALID_PARAMS")));
+    return traceAsk(method, params, () => askInRound(round, ask), inputRequired);
   }
 
   /**

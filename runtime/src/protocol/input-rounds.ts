@@ -54,8 +54,11 @@ export function openRound(codec: RequestStateCodec, revision: Revision, { method
  * The inputResponses entries a retry may give: answers to what the previous round asked (the sealed `q`, which never
  * names a key already answered). InputResponses keys correspond to the InputRequests keys, and what the server does
  * not recognize it ignores (spec/2026-07-28/basic/patterns/mrtr.mdx#inputresponses, #error-handling), so an earlier
- * round's sealed answer, on which the handler may already have acted, is never swapped. A request without a
- * requestState starts afresh: its entries are all taken.
+ * round's sealed answer, on which the handler may already have acted, is never swapped by a retry. A request without
+ * requestState is no retry but the request made afresh, with answers given up front: its entries are all taken (the
+ * conformance suite's input-required-result-ignore-extra-params expects one call with `user_name` to complete). So a
+ * client may always start over; what must happen at most once is the server's to enforce (mrtr.mdx: "Servers for
+ * which a given requestState must be consumed at most once … MUST enforce that invariant server-side").
  */
 function acceptedResponses(given: Record<string, unknown>, sealed: RequestStatePayload): Record<string, unknown> {
   const asked = Array.isArray(sealed.q) ? sealed.q : [];

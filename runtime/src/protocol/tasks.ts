@@ -149,6 +149,8 @@ export class Tasks {
       // An MRTR ask made before the task existed opened its round on the task's flight: dispatch answers
       // input_required from the request's. spec/extensions/tasks/modelcontextprotocol-ext-tasks/specification/2026-07-28/tasks.md#task-creation
       ctx.flight.round ??= run.flight.round;
+      // The run is over and the request answers for it: nothing more goes out on the run's behalf (handler-host.ts notify).
+      run.flight.answered = true;
       const q = await quick;
       if (q.ok) return q.r;
       throw q.e;

@@ -95,6 +95,8 @@ export class RefusedResult extends Error {
 }
 
 const CACHE_SCOPES: readonly unknown[] = ["public", "private"];
+/** A value as a message quotes it (JSON, which has no BigInt). */
+const shown = (v: unknown): string => (typeof v === "bigint" ? `${v}n` : JSON.stringify(v));
 
 /**
  * Refuse what a handler's result (a tool's, a prompt's, a resource's) sets of the fields that are the runtime's to
@@ -108,9 +110,9 @@ const CACHE_SCOPES: readonly unknown[] = ["public", "private"];
 export function refuseRuntimeFields(what: string, result: Record<string, unknown>): void {
   const { resultType, ttlMs, cacheScope } = result;
   if (resultType !== undefined && resultType !== "complete")
-    throw new RefusedResult(`${what} returned resultType ${JSON.stringify(resultType)}: the runtime sets resultType (ctx.elicit/sample/listRoots ask for input; a task is the tool's taskSupport)`);
-  if (ttlMs !== undefined && !(Number.isSafeInteger(ttlMs) && (ttlMs as number) >= 0)) throw new RefusedResult(`${what} returned ttlMs ${JSON.stringify(ttlMs)}: it must be an integer >= 0 (ms)`);
-  if (cacheScope !== undefined && !CACHE_SCOPES.includes(cacheScope)) throw new RefusedResult(`${what} returned cacheScope ${JSON.stringify(cacheScope)}: it must be "public" or "private"`);
+    throw new RefusedResult(`${what} returned resultType ${shown(resultType)}: the runtime sets resultType (ctx.elicit/sample/listRoots ask for input; a task is the tool's taskSupport)`);
+  if (ttlMs !== undefined && !(Number.isSafeInteger(ttlMs) && (ttlMs as number) >= 0)) throw new RefusedResult(`${what} returned ttlMs ${shown(ttlMs)}: it must be an integer >= 0 (ms)`);
+  if (cacheScope !== undefined && !CACHE_SCOPES.includes(cacheScope)) throw new RefusedResult(`${what} returned cacheScope ${shown(cacheScope)}: it must be "public" or "private"`);
 }
 
 /** Whether `err` is meant for the client as it is (a protocol error the handler threw on purpose, or an MRTR ask). */

@@ -48,9 +48,10 @@ function checkCacheDefaults(cache: ServerOptions["cache"]): void {
   if (cache === undefined) return;
   if (typeof cache !== "object" || cache === null) throw new TypeError("createServer: cache must be an object { ttlMs?, cacheScope? }");
   const { ttlMs, cacheScope } = cache;
-  if (ttlMs !== undefined && !(Number.isSafeInteger(ttlMs) && ttlMs >= 0)) throw new TypeError(`createServer: cache.ttlMs must be an integer >= 0 (ms), not ${JSON.stringify(ttlMs)}`);
+  if (ttlMs !== undefined && !(Number.isSafeInteger(ttlMs) && ttlMs >= 0))
+    throw new TypeError(`createServer: cache.ttlMs must be an integer >= 0 (ms), not ${typeof ttlMs === "string" ? JSON.stringify(ttlMs) : String(ttlMs)}`);
   if (cacheScope !== undefined && cacheScope !== "public" && cacheScope !== "private")
-    throw new TypeError(`createServer: cache.cacheScope must be "public" or "private", not ${JSON.stringify(cacheScope)}`);
+    throw new TypeError(`createServer: cache.cacheScope must be "public" or "private", not ${typeof cacheScope === "string" ? JSON.stringify(cacheScope) : String(cacheScope)}`);
 }
 
 /**

@@ -21,6 +21,8 @@ export interface Incoming {
   readBody(limit: number, done: (body: Uint8Array) => void, tooLarge: () => void, failed: (err: unknown) => void): void;
   /** A body a framework already parsed (Express's `express.json()`, Fastify): used instead of reading the stream. */
   parsedBody?: unknown;
+  /** A framework already read the body as text or bytes (`express.text()`, `express.raw()`), and inflated a coded one. */
+  readByFramework?: boolean;
   /** The socket's remote address, where the platform gives it (node:http): the default caller of the quotas (HttpLimits). */
   remoteAddress?: string;
 }

@@ -49,6 +49,7 @@ function nodeIncoming(req: IncomingMessage & { body?: unknown }, res: ServerResp
     remoteAddress: req.socket?.remoteAddress,
     // A body-parsing middleware ran first (express.json(), or Fastify's body assigned to request.raw.body).
     parsedBody: req.body !== undefined && req.body !== null && typeof req.body === "object" && !Buffer.isBuffer(req.body) ? req.body : undefined,
+    readByFramework: typeof req.body === "string" || Buffer.isBuffer(req.body),
     readBody(limit, done, tooLarge, failed) {
       // A middleware read the stream as text or bytes (express.text(), express.raw()): those are the body.
       const raw = req.body;
@@ -127,10 +128,13 @@ function drainThen(req: IncomingMessage, res: ServerResponse, limit: number, ans
 export function onClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
   // The response being written on this socket, as Node's own default handler checks it.
   const pending = (socket as Duplex & { _httpMessage?: ServerResponse | null })._httpMessage;
-  // A sender too slow for headersTimeoutMs/requestTimeoutMs: its request never arrived whole, so no response of its
-  // own can follow. 408 when nothing was written yet, then the socket goes (RFC 9110 §15.5.9).
-  if (err.code === "ERR_HTTP_REQUEST_TIMEOUT") {
-    if (socket.writable && !pending?.headersSent) socket.write("HTTP/1.1 408 Request Timeout\r\nconnection: close\r\ncontent-length: 0\r\n\r\n");
+  // A sender too slow for headersTimeoutMs/requestTimeoutMs. When the request timed out is the one being answered
+  // (its body never came), no answer can follow: 408 unless bytes of it went out, then the socket goes (RFC 9110
+  // §15.5.9). A later pipelined request's timeout lets the answer under way finish first (below). A socket that
+  // carried a response before stays silent rather than answer what it never fully received.
+  if (err.code === "ERR_HTTP_REQUEST_TIMEOUT" && (!pending || pending.req?.complete === false)) {
+    if (socket.writable && !pending?.headersSent && (pending || (socket as Duplex & { bytesWritten?: number }).bytesWritten === 0))
+      socket.write("HTTP/1.1 408 Request Timeout\r\nconnection: close\r\ncontent-length: 0\r\n\r\n");
     return void socket.destroy();
   }
   if (pending) {
@@ -190,7 +194,7 @@ export function nodeHandler(core: ProtocolCore, options: HandlerOptions = {}): N
  * the headers timeout.
  */
 function slowClientTimeouts(options: HttpOptions): { headersTimeout: number; requestTimeout: number; connectionsCheckingInterval: number } {
-  const headersTimeout = options.headersTimeoutMs ?? 20_000;
+  const headersTimeout = options.headersTimeoutMs ?? Math.min(20_000, options.requestTimeoutMs ?? 20_000);
   const requestTimeout = options.requestTimeoutMs ?? Math.max(30_000, headersTimeout);
   for (const [name, ms] of [
     ["headersTimeoutMs", headersTimeout],

@@ -38,8 +38,9 @@ export class JsonBodies {
       }
     };
     if (req.parsedBody !== undefined) return accepted(req.parsedBody);
-    // A coded body (gzip) read as it is would be a parse error at best: 415, naming the coding understood. RFC 9110 §8.4.1, §15.5.16
-    const coding = one(req.headers["content-encoding"])?.trim().toLowerCase();
+    // A coded body (gzip) read as it is would be a parse error at best: 415, naming the coding understood (a framework
+    // that read the body, express.text() or raw(), inflated it). RFC 9110 §8.4.1, §15.5.16
+    const coding = req.readByFramework ? undefined : one(req.headers["content-encoding"])?.trim().toLowerCase();
     if (coding && coding !== "identity")
       return responder.invalidRequest(res, 415, `Unsupported Media Type: Content-Encoding ${JSON.stringify(coding)} is not accepted; send the body unencoded`, null, { "accept-encoding": "identity" });
     const limit = this.maxBody;
