@@ -797,6 +797,32 @@ export const MUTATIONS: Mutation[] = [
     test: HANDLERS,
     filter: "already read as text or bytes",
   },
+  {
+    id: "elicitation-content-checked",
+    rule: "An accepted form elicitation's content is checked against the requestedSchema sent (servers SHOULD validate it). spec/2025-11-25/client/elicitation.mdx#security-considerations",
+    file: "runtime/src/protocol/handler-host.ts",
+    find: "return !validate || validate(answer.content ?? {}) ? undefined : validate.describe();",
+    replace: "return undefined;",
+    test: CORPUS,
+    filter: "elicitation-content-checked",
+  },
+  {
+    id: "mrtr-content-mismatch-invalid-params",
+    rule: "In an MRTR round, content that does not match the requestedSchema is -32602 (the answer is a request parameter). spec/2026-07-28/basic/patterns/mrtr.mdx#error-handling",
+    file: "runtime/src/protocol/handler-host.ts",
+    find: '.then((answer) => matching(ask, answer, errorCode(revision, "INVALID_PARAMS")));',
+    replace: ".then((answer) => matching(ask, answer));",
+    test: CORPUS,
+    filter: "2026-07-28/elicitation-content-checked",
+  },
+  {
+    id: "requested-schemas-apart",
+    rule: "requestedSchemas compile apart from the tools' schemas and are not kept by ajv: a shared $id neither breaks a tool nor shadows another form.",
+    file: "runtime/src/server/schema.ts",
+    find: "return compileWith(transientEngine, schema, (ajv) => ajv.removeSchema());",
+    replace: "return compileWith(engine, schema);",
+    test: "test/runtime/elicitation-schemas.test.ts",
+  },
   // ---- prose rules of generator/overlay.ts (regenerated into out/rules.ts) ----
   {
     id: "generate-stamp-file-set",

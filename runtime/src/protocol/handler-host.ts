@@ -5,6 +5,7 @@
  */
 import { type Revision, errorCode, hasCapability, hasMethod, isLegacy, isModern, methodFlows, serverMaySendRequests, taskWireForm } from "../rules.js";
 import { MissingCapabilityError, type McpServer } from "../server/server.js";
+import { SchemaCompileUnavailableError, compileTransientSchema, type SchemaValidator } from "../server/schema.js";
 import { principalIdentity } from "../state/request-state.js";
 import { McpError, isObject, type JsonRpcMessage } from "../wire/jsonrpc.js";
 import { META_LOG_LEVEL, META_RELATED_TASK } from "../wire/meta.js";
@@ -33,6 +34,55 @@ function unsupportedElicitationMode(revision: Revision, declared: Record<string,
   return (modes.length ? modes : ["form"]).includes(mode) ? undefined : mode;
 }
 
+/**
+ * requestedSchema validators by the schema's JSON (a handler asks with a fresh object each run), the most recently
+ * used 256: compiled by an ajv that keeps nothing itself (compileTransientSchema), so these are all that is held.
+ */
+const requestedSchemas = new Map<string, SchemaValidator | null>();
+const REQUESTED_SCHEMAS_KEPT = 256;
+
+/**
+ * The validator of a requestedSchema, or null where this host cannot compile schemas at run time (workerd: the
+ * content goes unchecked). Throws Error (a server bug) for a schema that does not compile.
+ */
+function requestedSchemaValidator(schema: Result): SchemaValidator | null {
+  const key = JSON.stringify(schema);
+  let v = requestedSchemas.get(key);
+  if (v !== undefined) {
+    requestedSchemas.delete(key);
+  } else {
+    try {
+      v = compileTransientSchema(schema);
+    } catch (err) {
+      if (!(err instanceof SchemaCompileUnavailableError)) throw new Error(`server bug: the elicitation's requestedSchema does not compile: ${(err as Error).message}`, { cause: err });
+      v = null;
+    }
+    if (requestedSchemas.size >= REQUESTED_SCHEMAS_KEPT) requestedSchemas.delete(requestedSchemas.keys().next().value!);
+  }
+  requestedSchemas.set(key, v);
+  return v;
+}
+
+/**
+ * Why an accepted form elicitation's content does not match the requestedSchema the server sent, or undefined (it
+ * does, the ask is no form elicitation, or this host cannot compile the schema). "Servers SHOULD validate received
+ * data matches the requested schema": spec/2025-11-25/client/elicitation.mdx#security-considerations,
+ * spec/2026-07-28/client/elicitation.mdx#security-considerations
+ */
+function contentMismatch({ method, params }: ClientAsk, answer: Result): string | undefined {
+  if (method !== ELICIT || answer?.action !== "accept" || !isObject(params?.requestedSchema)) return undefined;
+  const validate = requestedSchemaValidator(params.requestedSchema as Result);
+  return !validate || validate(answer.content ?? {}) ? undefined : validate.describe();
+}
+
+/** `answer` when its content matches (contentMismatch); else throws: McpError with `code` (an MRTR answer), else Error. */
+function matching(ask: ClientAsk, answer: Result, code?: number): Result {
+  const why = contentMismatch(ask, answer);
+  if (why === undefined) return answer;
+  const message = `the client's ${ask.method} content does not match the requestedSchema: ${why}`;
+  throw code === undefined ? new Error(message) : new McpError(code, `Invalid params: ${message}`);
+}
+
 export class HandlerHost implements ContextHost {
   constructor(readonly server: McpServer) {}
 
@@ -52,11 +102,11 @@ export class HandlerHost implements ContextHost {
     if (mode) return Promise.reject(new MissingCapabilityError({ [capability]: { [mode]: {} } }));
     const taskAsk = flight.task?.ask;
     // Each ask is a CLIENT span under the handler's (protocol/telemetry.ts); a legacy request carries its trace context.
-    if (taskAsk) return traceAsk(method, params, () => taskAsk(ask), inputRequired);
+    if (taskAsk) return traceAsk(method, params, () => taskAsk(ask), inputRequired).then((answer) => matching(ask, answer));
     if (serverMaySendRequests(revision)) {
       const link = scope.link;
       if (!link) return Promise.reject(new McpError(errorCode(revision, "INTERNAL_ERROR")!, `${method}: no link to ask the client on`));
-      return traceAsk(method, params, (traced) => link.askClient(scope, method, traced), inputRequired);
+      return traceAsk(method, params, (traced) => link.askClient(scope, method, traced), inputRequired).then((answer) => matching(ask, answer));
     }
     const answerValidators = ctx.mrtrAnswers;
     if (!answerValidators) return Promise.reject(new McpError(errorCode(revision, "INTERNAL_ERROR")!, `${method}: ${scope.req.method} cannot ask the client for input in ${revision}`));
@@ -66,7 +116,8 @@ export class HandlerHost implements ContextHost {
       { method: scope.req.method, params: scope.req.params ?? {}, principal: principalIdentity(scope.principal) },
       answerValidators,
     ));
-    return traceAsk(method, params, () => askInRound(round, ask), inputRequired);
+    // In a round the answer is the client's request parameter: a mismatch is -32602, as an invalid answer is.
+    return traceAsk(method, params, () => askInRound(round, ask), inputRequired).then((answer) => matching(ask, answer, errorCode(revision, "INVALID_PARAMS")));
   }
 
   /**

@@ -27,14 +27,36 @@ function withFormats(ajv: Ajv): Ajv {
   return ajv;
 }
 
-function engine(schema: Record<string, unknown>): Ajv {
-  const dialect = typeof schema.$schema === "string" ? schema.$schema : "";
-  if (/draft-07/.test(dialect)) {
+const isDraft07 = (schema: Record<string, unknown>): boolean => typeof schema.$schema === "string" && /draft-07/.test(schema.$schema);
+
+/** A fresh ajv for `schema`'s dialect (2020-12 unless `$schema` names draft-07). */
+function newEngine(schema: Record<string, unknown>): Ajv {
+  if (isDraft07(schema)) {
     const { Ajv: Ajv07 } = require("ajv") as typeof import("ajv");
-    return (ajv07 ??= withFormats(new Ajv07({ strict: false, allErrors: false })));
+    return withFormats(new Ajv07({ strict: false, allErrors: false }));
   }
   const { Ajv2020 } = require("ajv/dist/2020.js") as typeof import("ajv/dist/2020.js");
-  return (ajv2020 ??= withFormats(new Ajv2020({ strict: false, allErrors: false }) as unknown as Ajv));
+  return withFormats(new Ajv2020({ strict: false, allErrors: false }) as unknown as Ajv);
+}
+
+/** The process's ajv for the tools' schemas, which it keeps (each is compiled once). */
+function engine(schema: Record<string, unknown>): Ajv {
+  return isDraft07(schema) ? (ajv07 ??= newEngine(schema)) : (ajv2020 ??= newEngine(schema));
+}
+
+let transient07: Ajv | undefined;
+let transient2020: Ajv | undefined;
+let transientCompiles = 0;
+/** Compiles after which the transient ajvs are replaced: ajv's code scope keeps every compiled schema's values. */
+const TRANSIENT_COMPILES_PER_ENGINE = 256;
+
+/**
+ * The ajv of schemas not kept (compileTransientSchema): emptied after each compile, and replaced every
+ * TRANSIENT_COMPILES_PER_ENGINE compiles, so that what it holds is collected with the validators that use it.
+ */
+function transientEngine(schema: Record<string, unknown>): Ajv {
+  if (++transientCompiles % TRANSIENT_COMPILES_PER_ENGINE === 0) transient07 = transient2020 = undefined;
+  return isDraft07(schema) ? (transient07 ??= newEngine(schema)) : (transient2020 ??= newEngine(schema));
 }
 
 /**
@@ -85,11 +107,24 @@ export function fromAjv(fn: ValidateFunction | ((d: unknown) => boolean)): Schem
  * cannot compile one (code generation from strings disallowed, or no ajv to load).
  */
 export function compileSchema(schema: Record<string, unknown>): SchemaValidator {
+  return compileWith(engine, schema);
+}
+
+/**
+ * Compile `schema` without the process keeping it (an elicitation's requestedSchema, one per ask): an ajv of its own
+ * that forgets every schema after the compile, so that none accumulates and no `$id` meets a tool's or another
+ * form's. Throws as compileSchema does.
+ */
+export function compileTransientSchema(schema: Record<string, unknown>): SchemaValidator {
+  return compileWith(transientEngine, schema, (ajv) => ajv.removeSchema());
+}
+
+function compileWith(pick: (schema: Record<string, unknown>) => Ajv, schema: Record<string, unknown>, after?: (ajv: Ajv) => void): SchemaValidator {
   const refused = codeGenerationRefused();
   if (refused !== undefined) throw new SchemaCompileUnavailableError(refused);
   let ajv: Ajv;
   try {
-    ajv = engine(schema);
+    ajv = pick(schema);
   } catch (err) {
     throw new SchemaCompileUnavailableError(`ajv cannot be loaded: ${firstLine(err)}`, err);
   }
@@ -97,5 +132,7 @@ export function compileSchema(schema: Record<string, unknown>): SchemaValidator 
     return fromAjv(ajv.compile(schema));
   } catch (err) {
     throw new TypeError(`invalid JSON Schema: ${(err as Error).message}`, { cause: err });
+  } finally {
+    after?.(ajv);
   }
 }

@@ -12,6 +12,36 @@ import {
   type Revision,
 } from "@create-mcp-server/runtime";
 
+/** One field of an elicitation form (a PrimitiveSchemaDefinition of the spec). */
+interface FormField {
+  type?: string;
+  default?: unknown;
+  enum?: unknown[];
+  oneOf?: { const?: unknown }[];
+  format?: string;
+  minimum?: number;
+  items?: { enum?: unknown[]; anyOf?: { const?: unknown }[] };
+}
+
+/** What a user would answer for a form field: its default, else a value of its type (the server checks the content). */
+function answerFor(key: string, field: FormField): unknown {
+  if (field.default !== undefined) return field.default;
+  if (field.enum?.length) return field.enum[0];
+  if (field.oneOf?.length) return field.oneOf[0]!.const;
+  switch (field.type) {
+    case "boolean":
+      return true;
+    case "number":
+    case "integer":
+      return field.minimum ?? 1;
+    case "array": {
+      const first = field.items?.enum?.[0] ?? field.items?.anyOf?.[0]?.const;
+      return first === undefined ? [] : [first];
+    }
+  }
+  return field.format === "email" || key === "email" ? "alice@example.com" : "alice";
+}
+
 export const ROOT = fileURLToPath(new URL("..", import.meta.url));
 export const MAIN = fileURLToPath(new URL("../dist/src/main.js", import.meta.url));
 
@@ -158,12 +188,9 @@ export const CLIENT_HANDLERS = {
   },
   elicitation: (params: Record<string, unknown>) => {
     asked.push({ method: "elicitation/create", params });
-    const schema = params.requestedSchema as { properties?: Record<string, { default?: unknown }> } | undefined;
+    const schema = params.requestedSchema as { properties?: Record<string, FormField> } | undefined;
     const content: Record<string, unknown> = {};
-    for (const [key, prop] of Object.entries(schema?.properties ?? {})) {
-      const value = prop.default ?? (key === "email" ? "alice@example.com" : "alice");
-      content[key] = value;
-    }
+    for (const [key, prop] of Object.entries(schema?.properties ?? {})) content[key] = answerFor(key, prop);
     return { action: "accept", content };
   },
   roots: () => {
