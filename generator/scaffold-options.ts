@@ -158,7 +158,10 @@ export async function ask(dirArg: string | undefined, opts: ScaffoldOptions): Pr
   if (!dir) dir = await input({ message: "Project directory:", default: "my-mcp-server", validate: (v) => (v.trim() ? true : "a directory is needed") });
   if (!next.name) {
     const fallback = basename(resolve(dir));
-    next.name = await input({ message: "Package name:", default: validatePackageName(fallback).length ? "my-mcp-server" : fallback, validate: (v) => validatePackageName(v).join("; ") || true });
+    // The directory's name, unless npm would refuse it (as --yes says): then say why the default is another.
+    const why = validatePackageName(fallback);
+    const message = why.length ? `Package name (the directory's, ${JSON.stringify(fallback)}, is not one: ${why.join("; ")}):` : "Package name:";
+    next.name = await input({ message, default: why.length ? "my-mcp-server" : fallback, validate: (v) => validatePackageName(v).join("; ") || true });
   }
   if (!next.template) {
     next.template = await select({
