@@ -31,7 +31,12 @@ it("forms that share an $id are each checked by their own schema, and a tool's s
   server.tool({ name: "typed", inputSchema: { $id: ID, type: "object", properties: { x: { type: "string" } } } as never, handler: () => ({ content: [{ type: "text", text: "typed ok" }] }) });
   const out: any[] = [];
   let answer: unknown;
-  const c = new Connection(server, { send: (m: any) => (m.method === "elicitation/create" ? void c.receive({ jsonrpc: "2.0", id: m.id, result: answer }) : void out.push(m)) }, { transport: "stdio" });
+  let elicited = 0;
+  const c = new Connection(
+    server,
+    { send: (m: any) => (m.method === "elicitation/create" ? (elicited++, void c.receive({ jsonrpc: "2.0", id: m.id, result: answer })) : void out.push(m)) },
+    { transport: "stdio" },
+  );
   await c.receive({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: { elicitation: {} }, clientInfo: { name: "t", version: "1" } } });
   await c.receive({ jsonrpc: "2.0", method: "notifications/initialized" });
   const call = async (id: number, name: string, args: Record<string, unknown>, content?: unknown) => {
@@ -45,7 +50,77 @@ it("forms that share an $id are each checked by their own schema, and a tool's s
   expect((await call(2, "form", { max: 3 }, { n: 5 })).result).toMatchObject({ isError: true });
   expect((await call(3, "form", { max: 3 }, { n: 2 })).result.content[0].text).toBe('got {"n":2}');
   expect((await call(4, "typed", { x: "a" })).result.content[0].text).toBe("typed ok");
+  // A form whose schema does not compile fails the ask before the user is asked anything.
+  const sent = elicited;
   const broken = (await call(5, "broken", {}, { x: 1 })).result;
   expect(broken.isError).toBe(true);
+  expect(elicited).toBe(sent);
+  c.close();
+});
+
+it("format email is RFC 5321's Mailbox: root@localhost, a quoted local part and an address literal are taken", async () => {
+  const server = createServer({ name: "mail", version: "1" });
+  server.tool({
+    name: "mail",
+    inputSchema: { type: "object" },
+    handler: async (_args, ctx) => {
+      const r = await ctx.elicit({ message: "mail?", requestedSchema: { type: "object", properties: { to: { type: "string", format: "email" } }, required: ["to"] } });
+      return { content: [{ type: "text", text: String((r.content as { to: string }).to) }] };
+    },
+  });
+  const out: any[] = [];
+  let answer: unknown;
+  const c = new Connection(server, { send: (m: any) => (m.method === "elicitation/create" ? void c.receive({ jsonrpc: "2.0", id: m.id, result: answer }) : void out.push(m)) }, { transport: "stdio" });
+  await c.receive({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: { elicitation: {} }, clientInfo: { name: "t", version: "1" } } });
+  await c.receive({ jsonrpc: "2.0", method: "notifications/initialized" });
+  let id = 0;
+  const outcome = async (to: string) => {
+    answer = { action: "accept", content: { to } };
+    await c.receive({ jsonrpc: "2.0", id: ++id, method: "tools/call", params: { name: "mail", arguments: {} } });
+    await c.idle();
+    const r = out.find((m) => m.id === id).result;
+    return r.isError ? "refused" : r.content[0].text;
+  };
+  for (const to of ["root@localhost", '"john doe"@example.com', "user@[192.168.0.1]", "a@example.com"]) expect(await outcome(to)).toBe(to);
+  for (const to of ["no-at-sign", "@example.com", "a@", "a b@example.com", "a@exa mple.com"]) expect(await outcome(to), to).toBe("refused");
+  c.close();
+});
+
+it("2026-07-28 tasks extension: an answer given in tasks/update that does not match the form fails the task with -32602", async () => {
+  // spec/extensions/tasks/modelcontextprotocol-ext-tasks/specification/2026-07-28/tasks.md (a JSON-RPC error: failed)
+  const server = createServer({ name: "task-form", version: "1" });
+  server.tool({
+    name: "ask_later",
+    taskSupport: "optional",
+    inputSchema: { type: "object" },
+    handler: async (_args, ctx) => {
+      await new Promise((r) => setTimeout(r, 20));
+      const r = await ctx.elicit({ message: "ok?", requestedSchema: { type: "object", properties: { ok: { type: "boolean" } }, required: ["ok"] } }, { key: "ok" });
+      return { content: [{ type: "text", text: `ok=${JSON.stringify(r.content)}` }] };
+    },
+  });
+  const out: any[] = [];
+  const c = new Connection(server, { send: (m) => void out.push(m) }, { transport: "stdio" });
+  const meta = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": { elicitation: {}, extensions: { "io.modelcontextprotocol/tasks": {} } } };
+  let id = 0;
+  const request = async (method: string, params: Record<string, unknown>) => {
+    const n = ++id;
+    await c.receive({ jsonrpc: "2.0", id: n, method, params: { ...params, _meta: meta } });
+    return out.find((m) => m.id === n);
+  };
+  const created = (await request("tools/call", { name: "ask_later", arguments: {} })).result;
+  expect(created.resultType).toBe("task");
+  let task: any;
+  for (let i = 0; i < 100 && task?.status !== "input_required"; i++) {
+    await new Promise((r) => setTimeout(r, 10));
+    task = (await request("tasks/get", { taskId: created.taskId })).result;
+  }
+  expect(Object.keys(task.inputRequests)).toEqual(["ok"]);
+  await request("tasks/update", { taskId: created.taskId, inputResponses: { ok: { action: "accept", content: { ok: "yes" } } } });
+  for (let i = 0; i < 100 && !["completed", "failed"].includes(task?.status); i++) {
+    await new Promise((r) => setTimeout(r, 10));
+    task = (await request("tasks/get", { taskId: created.taskId })).result;
+  }
+  expect(task).toMatchObject({ status: "failed", error: { code: -32602 } });
   c.close();
 });

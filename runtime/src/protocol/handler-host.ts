@@ -35,51 +35,60 @@ function unsupportedElicitationMode(revision: Revision, declared: Record<string,
 }
 
 /**
- * requestedSchema validators by the schema's JSON (a handler asks with a fresh object each run), the most recently
- * used 256: compiled by an ajv that keeps nothing itself (compileTransientSchema), so these are all that is held.
+ * requestedSchema validators by the schema's JSON (a handler asks with a fresh object each run), most recently used
+ * last, within REQUESTED_SCHEMA_CHARS of schema text: compiled by an ajv that keeps nothing itself
+ * (compileTransientSchema), so these are all that is held. A schema larger than a tenth of it is not kept.
  */
 const requestedSchemas = new Map<string, SchemaValidator | null>();
-const REQUESTED_SCHEMAS_KEPT = 256;
+const REQUESTED_SCHEMA_CHARS = 4 * 1024 * 1024;
+let requestedSchemaChars = 0;
 
-/**
- * The validator of a requestedSchema, or null where this host cannot compile schemas at run time (workerd: the
- * content goes unchecked). Throws Error (a server bug) for a schema that does not compile.
- */
+/** The validator of a requestedSchema, or null where this host cannot compile schemas at run time. Throws as formValidator. */
 function requestedSchemaValidator(schema: Result): SchemaValidator | null {
   const key = JSON.stringify(schema);
-  let v = requestedSchemas.get(key);
-  if (v !== undefined) {
+  const kept = requestedSchemas.get(key);
+  if (kept !== undefined) {
     requestedSchemas.delete(key);
-  } else {
-    try {
-      v = compileTransientSchema(schema);
-    } catch (err) {
-      if (!(err instanceof SchemaCompileUnavailableError)) throw new Error(`server bug: the elicitation's requestedSchema does not compile: ${(err as Error).message}`, { cause: err });
-      v = null;
-    }
-    if (requestedSchemas.size >= REQUESTED_SCHEMAS_KEPT) requestedSchemas.delete(requestedSchemas.keys().next().value!);
+    requestedSchemas.set(key, kept);
+    return kept;
+  }
+  let v: SchemaValidator | null;
+  try {
+    v = compileTransientSchema(schema);
+  } catch (err) {
+    if (!(err instanceof SchemaCompileUnavailableError)) throw new Error(`server bug: the elicitation's requestedSchema does not compile: ${(err as Error).message}`, { cause: err });
+    v = null;
+  }
+  if (key.length > REQUESTED_SCHEMA_CHARS / 10) return v;
+  for (const [oldest] of requestedSchemas) {
+    if (requestedSchemaChars + key.length <= REQUESTED_SCHEMA_CHARS) break;
+    requestedSchemas.delete(oldest);
+    requestedSchemaChars -= oldest.length;
   }
   requestedSchemas.set(key, v);
+  requestedSchemaChars += key.length;
   return v;
 }
 
 /**
- * Why an accepted form elicitation's content does not match the requestedSchema the server sent, or undefined (it
- * does, the ask is no form elicitation, or this host cannot compile the schema). "Servers SHOULD validate received
- * data matches the requested schema": spec/2025-11-25/client/elicitation.mdx#security-considerations,
- * spec/2026-07-28/client/elicitation.mdx#security-considerations
+ * The validator of a form elicitation's requestedSchema, or null: the ask is no form elicitation, or this host cannot
+ * compile schemas at run time (workerd: the content goes unchecked). Throws Error (a server bug) for a schema that
+ * does not compile (an unknown `$schema` dialect, an external `$ref`).
  */
-function contentMismatch({ method, params }: ClientAsk, answer: Result): string | undefined {
-  if (method !== ELICIT || answer?.action !== "accept" || !isObject(params?.requestedSchema)) return undefined;
-  const validate = requestedSchemaValidator(params.requestedSchema as Result);
-  return !validate || validate(answer.content ?? {}) ? undefined : validate.describe();
+function formValidator({ method, params }: ClientAsk): SchemaValidator | null {
+  if (method !== ELICIT || params?.mode === "url" || !isObject(params?.requestedSchema)) return null;
+  return requestedSchemaValidator(params.requestedSchema as Result);
 }
 
-/** `answer` when its content matches (contentMismatch); else throws: McpError with `code` (an MRTR answer), else Error. */
-function matching(ask: ClientAsk, answer: Result, code?: number): Result {
-  const why = contentMismatch(ask, answer);
-  if (why === undefined) return answer;
-  const message = `the client's ${ask.method} content does not match the requestedSchema: ${why}`;
+/**
+ * `answer`, when an accepted form's content matches the requestedSchema sent: "Servers SHOULD validate received data
+ * matches the requested schema" (spec/2025-11-25/client/elicitation.mdx#security-considerations,
+ * spec/2026-07-28/client/elicitation.mdx#security-considerations). Else throws: McpError with `code` (an answer that
+ * came as a request's parameter: an MRTR round, tasks/update), else Error (the handler's ask fails).
+ */
+function matching(ask: ClientAsk, form: SchemaValidator | null, answer: Result, code?: number): Result {
+  if (!form || answer?.action !== "accept" || form(answer.content ?? {})) return answer;
+  const message = `the client's ${ask.method} content does not match the requestedSchema: ${form.describe()}`;
   throw code === undefined ? new Error(message) : new McpError(code, `Invalid params: ${message}`);
 }
 
@@ -100,13 +109,24 @@ export class HandlerHost implements ContextHost {
     if (!isObject(ctx.clientCapabilities[capability])) return Promise.reject(new MissingCapabilityError({ [capability]: {} }));
     const mode = method === ELICIT ? unsupportedElicitationMode(revision, ctx.clientCapabilities[capability] as Result, params) : undefined;
     if (mode) return Promise.reject(new MissingCapabilityError({ [capability]: { [mode]: {} } }));
+    // The form's schema compiles before anyone is asked: one that cannot fails the ask now, not after the user answered.
+    let form: SchemaValidator | null;
+    try {
+      form = formValidator(ask);
+    } catch (err) {
+      return Promise.reject(err as Error);
+    }
     const taskAsk = flight.task?.ask;
     // Each ask is a CLIENT span under the handler's (protocol/telemetry.ts); a legacy request carries its trace context.
-    if (taskAsk) return traceAsk(method, params, () => taskAsk(ask), inputRequired).then((answer) => matching(ask, answer));
+    // A task's answers come in tasks/update where the extension is the wire form: a mismatch is -32602 there, as in a round.
+    if (taskAsk) {
+      const code = taskWireForm(revision) === "extension" ? errorCode(revision, "INVALID_PARAMS") : undefined;
+      return traceAsk(method, params, () => taskAsk(ask), inputRequired).then((answer) => matching(ask, form, answer, code));
+    }
     if (serverMaySendRequests(revision)) {
       const link = scope.link;
       if (!link) return Promise.reject(new McpError(errorCode(revision, "INTERNAL_ERROR")!, `${method}: no link to ask the client on`));
-      return traceAsk(method, params, (traced) => link.askClient(scope, method, traced), inputRequired).then((answer) => matching(ask, answer));
+      return traceAsk(method, params, (traced) => link.askClient(scope, method, traced), inputRequired).then((answer) => matching(ask, form, answer));
     }
     const answerValidators = ctx.mrtrAnswers;
     if (!answerValidators) return Promise.reject(new McpError(errorCode(revision, "INTERNAL_ERROR")!, `${method}: ${scope.req.method} cannot ask the client for input in ${revision}`));
@@ -117,7 +137,7 @@ export class HandlerHost implements ContextHost {
       answerValidators,
     ));
     // In a round the answer is the client's request parameter: a mismatch is -32602, as an invalid answer is.
-    return traceAsk(method, params, () => askInRound(round, ask), inputRequired).then((answer) => matching(ask, answer, errorCode(revision, "INVALID_PARAMS")));
+    return traceAsk(method, params, () => askInRound(round, ask), inputRequired).then((answer) => matching(ask, form, answer, errorCode(revision, "INVALID_PARAMS")));
   }
 
   /**

@@ -56,7 +56,19 @@ const TRANSIENT_COMPILES_PER_ENGINE = 256;
  */
 function transientEngine(schema: Record<string, unknown>): Ajv {
   if (++transientCompiles % TRANSIENT_COMPILES_PER_ENGINE === 0) transient07 = transient2020 = undefined;
-  return isDraft07(schema) ? (transient07 ??= newEngine(schema)) : (transient2020 ??= newEngine(schema));
+  return isDraft07(schema) ? (transient07 ??= withMailbox(newEngine(schema))) : (transient2020 ??= withMailbox(newEngine(schema)));
+}
+
+/**
+ * `format: "email"` as RFC 5321's Mailbox, which JSON Schema names (a user's `root@localhost`, `"john doe"@example.com`,
+ * `user@[192.168.0.1]`): a local part, `@`, a domain or address literal without spaces. ajv-formats' pattern refuses
+ * those, and a form's answer the user typed is no place to be stricter than the RFC.
+ */
+function withMailbox(ajv: Ajv): Ajv {
+  return ajv.addFormat("email", (s: string) => {
+    const at = s.lastIndexOf("@");
+    return at > 0 && at < s.length - 1 && !/\s/.test(s.slice(at + 1)) && (s.startsWith('"') ? s.slice(0, at).endsWith('"') && at > 1 : !/[\s@]/.test(s.slice(0, at)));
+  });
 }
 
 /**

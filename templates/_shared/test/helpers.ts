@@ -19,11 +19,23 @@ interface FormField {
   enum?: unknown[];
   oneOf?: { const?: unknown }[];
   format?: string;
+  minLength?: number;
+  maxLength?: number;
   minimum?: number;
+  maximum?: number;
+  minItems?: number;
   items?: { enum?: unknown[]; anyOf?: { const?: unknown }[] };
 }
 
-/** What a user would answer for a form field: its default, else a value of its type (the server checks the content). */
+/** Sample strings by format, as a user would type them. */
+const SAMPLES: Record<string, string> = {
+  email: "alice@example.com",
+  uri: "https://example.com/alice",
+  date: "2026-01-01",
+  "date-time": "2026-01-01T00:00:00Z",
+};
+
+/** What a user would answer for a form field: its default, else a valid value of its type (the server checks the content). */
 function answerFor(key: string, field: FormField): unknown {
   if (field.default !== undefined) return field.default;
   if (field.enum?.length) return field.enum[0];
@@ -32,14 +44,19 @@ function answerFor(key: string, field: FormField): unknown {
     case "boolean":
       return true;
     case "number":
-    case "integer":
-      return field.minimum ?? 1;
+    case "integer": {
+      const low = field.minimum ?? Math.min(1, field.maximum ?? 1);
+      return field.type === "integer" ? Math.ceil(low) : low;
+    }
     case "array": {
-      const first = field.items?.enum?.[0] ?? field.items?.anyOf?.[0]?.const;
-      return first === undefined ? [] : [first];
+      const choices = field.items?.enum ?? field.items?.anyOf?.map((c) => c.const) ?? [];
+      return choices.slice(0, Math.max(1, field.minItems ?? 1));
     }
   }
-  return field.format === "email" || key === "email" ? "alice@example.com" : "alice";
+  const sample = SAMPLES[field.format ?? (key === "email" ? "email" : "")] ?? "alice";
+  if (field.format) return sample;
+  // A plain string within its length bounds.
+  return sample.padEnd(field.minLength ?? 0, "x").slice(0, field.maxLength ?? Infinity);
 }
 
 export const ROOT = fileURLToPath(new URL("..", import.meta.url));
