@@ -3,20 +3,25 @@
  * spec/2025-06-18/changelog.mdx): at most `batchMembers` members (a longer batch is refused whole, and none of it
  * runs), at most `batchConcurrency` of them running at once, and an answer of at most `responseBytes`.
  */
-import { REVISIONS, type Revision, errorCode, supportsBatches } from "../rules.js";
+import { type Revision, errorCode, supportsBatches } from "../rules.js";
 import { errorResponse } from "../wire/errors.js";
 import type { JsonRpcMessage, JsonRpcResponse, RequestId } from "../wire/jsonrpc.js";
 import { type MessageLimits, tooLargeResponse, utf8Bytes } from "./limits.js";
 import type { Sink } from "./request.js";
 import { BATCH_SLICE_MS, nextTurn } from "./turns.js";
 
-/** Why a batch is refused where none is in force: the revisions that have batches, and that they need their session. */
-export const NO_BATCHES_HERE = `Invalid Request: JSON-RPC batches are taken only in a legacy session of ${REVISIONS.filter(supportsBatches).join(", ")}`;
+/** Why a batch is refused where no revision is in force: which of the `served` revisions take batches (in their session), if any. */
+export function noBatchesHere(served: readonly Revision[]): string {
+  const taking = served.filter(supportsBatches);
+  return taking.length
+    ? `Invalid Request: JSON-RPC batches are taken only in a legacy session of ${taking.join(", ")}`
+    : "Invalid Request: JSON-RPC batches are not supported (no revision this server serves has them)";
+}
 
-/** Why a batch of `length` members is refused under `revision` (undefined: none in force yet), or undefined. */
-export function batchRefusal(revision: Revision | undefined, length: number, batchMembers: number): { message: string; data?: unknown } | undefined {
+/** Why a batch of `length` members is refused under `revision` (undefined: none in force yet, of the `served`), or undefined. */
+export function batchRefusal(revision: Revision | undefined, length: number, batchMembers: number, served: readonly Revision[]): { message: string; data?: unknown } | undefined {
   if (length === 0) return { message: "Invalid Request: an empty batch" };
-  if (!revision) return { message: NO_BATCHES_HERE };
+  if (!revision) return { message: noBatchesHere(served) };
   if (!supportsBatches(revision)) return { message: `Invalid Request: JSON-RPC batches are not supported in revision ${revision}` };
   if (length > batchMembers)
     return { message: `Invalid Request: a batch of ${length} members is over the server's limit batchMembers (${batchMembers})`, data: { limit: "batchMembers", max: batchMembers } };

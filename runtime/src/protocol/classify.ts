@@ -24,7 +24,7 @@ import { META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION } fro
 import { fixedHttpStatus } from "../wire/http-status.js";
 import { type Revision, LATEST_LEGACY, errorCode, hasHeader, isLegacy, isModern, isRevision, nameHeaderSources } from "../rules.js";
 import { isObject } from "../wire/jsonrpc.js";
-import { NO_BATCHES_HERE } from "./batch.js";
+import { noBatchesHere } from "./batch.js";
 
 /** The revisions a server serves, by era, each in declaration order (McpServer.eras). */
 export interface ServedRevisions {
@@ -130,7 +130,7 @@ export function classifyBatch(facts: InboundFacts): Classification {
   if (session !== undefined && session !== "unknown") return legacyHeaderCheck(facts) ?? { kind: "legacy", revision: session.revision };
   // No session: the legacy handshake has not happened, so no revision that allows batches is in force.
   // spec/2025-03-26/basic/index.mdx#batching
-  return reject(served.legacy.length ? newestLegacy(served) : served.modern.at(-1)!, 400, "INVALID_REQUEST", NO_BATCHES_HERE);
+  return reject(served.legacy.length ? newestLegacy(served) : served.modern.at(-1)!, 400, "INVALID_REQUEST", noBatchesHere([...served.legacy, ...served.modern]));
 }
 
 /**
@@ -153,10 +153,11 @@ function modern(message: InboundMessage, meta: Record<string, unknown> | undefin
   // Both _meta fields are REQUIRED; missing is -32602 (spec/2026-07-28/basic/index.mdx#_meta).
   if (typeof version !== "string" || !isObject(capabilities)) {
     const missing = typeof version !== "string" ? META_PROTOCOL_VERSION : META_CLIENT_CAPABILITIES;
+    const present = typeof version !== "string" ? version !== undefined : capabilities !== undefined;
     // A stdio client with no claim at all may be a legacy one that forgot the handshake: say both ways in.
-    const handshake =
-      !header && version === undefined && facts.served.legacy.length ? ` (a ${known} request; or send initialize first, for a session of ${newestLegacy(facts.served)} or earlier)` : "";
-    return reject(known, 400, "INVALID_PARAMS", `Invalid params: _meta["${missing}"] is required${handshake}`);
+    const handshake = !header && version === undefined && facts.served.legacy.length ? ` (a ${known} request; or send initialize first, for a session of ${facts.served.legacy.join(", ")})` : "";
+    const wrong = present ? `must be ${missing === META_PROTOCOL_VERSION ? "a string" : "an object"}` : "is required";
+    return reject(known, 400, "INVALID_PARAMS", `Invalid params: _meta["${missing}"] ${wrong}${handshake}`);
   }
   if (header) {
     const wrong = headerMismatch(known, message, { header, paramHeaders: facts.paramHeaders }, { body: version, header: versionHeader });
@@ -165,7 +166,9 @@ function modern(message: InboundMessage, meta: Record<string, unknown> | undefin
   // A version this server does not serve. spec/2026-07-28/basic/versioning.mdx#protocol-version-negotiation
   if (!isRevision(version) || !isModern(version) || !facts.served.modern.includes(version)) {
     const supported = [...facts.served.modern].reverse().concat([...facts.served.legacy].reverse());
-    return reject(known, 400, "UNSUPPORTED_PROTOCOL_VERSION", `Unsupported protocol version: ${version}`, { supported, requested: version });
+    // A legacy revision this server serves is had through the handshake, not per request: say so (it is in `supported`).
+    const legacy = isRevision(version) && isLegacy(version) && facts.served.legacy.includes(version) ? ` (a legacy revision: send initialize to open a ${version} session)` : "";
+    return reject(known, 400, "UNSUPPORTED_PROTOCOL_VERSION", `Unsupported protocol version: ${version}${legacy}`, { supported, requested: version });
   }
   const clientInfo = isObject(meta![META_CLIENT_INFO]) ? (meta![META_CLIENT_INFO] as Record<string, unknown>) : undefined;
   return { kind: "modern", revision: version, meta: { protocolVersion: version, clientCapabilities: capabilities, clientInfo, raw: meta! } };

@@ -208,7 +208,7 @@ export class Connection implements Link {
   /** A JSON-RPC batch: refused whole, or its members run within the limits (protocol/batch.ts). */
   private async receiveBatch(batch: unknown[], sink: Sink, release: () => void, principal?: Principal): Promise<void> {
     const revision = this.session?.revision;
-    const refused = batchRefusal(revision, batch.length, this.limits.batchMembers);
+    const refused = batchRefusal(revision, batch.length, this.limits.batchMembers, this.server.revisions);
     if (refused) return void sink.send(this.errorResponse(null, errorCode(this.fallbackRevision, "INVALID_REQUEST")!, refused.message, refused.data));
     const member = (m: unknown, to: Sink, admit: () => void) => this.receiveOne(m, to, admit, { kind: "legacy", revision: revision! }, principal);
     await runBatch(batch, { revision: revision!, sink, release, limits: this.limits, member });
