@@ -23,7 +23,13 @@ export interface ClientConfig {
   addToClient?: string;
 }
 
-const quote = (s: string) => (/[\s"']/.test(s) ? JSON.stringify(s) : s);
+/**
+ * `s` as one word of a POSIX shell command line: as it is when it holds only characters no shell treats specially,
+ * else in single quotes (in which nothing is special; a `'` is written `'\''`), so that `$`, backquotes, `&` or `(` in
+ * a directory's name are never run or expanded by the line printed to be pasted.
+ */
+export const shellQuote = (s: string): string => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, "'\\''")}'`);
+const quote = shellQuote;
 
 export function clientConfig(name: string, transport: Transport, dir: string): ClientConfig {
   const main = join(dir, "dist", "src", "main.js");

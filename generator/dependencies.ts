@@ -9,6 +9,7 @@ import { createHash } from "node:crypto";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { PROJECT_ROOT } from "./manifest.js";
+import { shellQuote } from "./client-config.js";
 import { packPackage } from "./pack.js";
 import { CODEGEN_DIR, CODEGEN_PACKAGE, RUNTIME_DIR, RUNTIME_PACKAGE, refuse } from "./scaffold-options.js";
 
@@ -49,7 +50,7 @@ function vendored(dir: string, pkgName: string, stem: string): RuntimeDependency
 export function commandLine(): string {
   if (!existsSync(join(PROJECT_ROOT, "generator", "cli.ts"))) return "npx create-mcp-server";
   const bin = join(PROJECT_ROOT, "bin", "create-mcp-server.js");
-  return `node ${bin.includes(" ") ? JSON.stringify(bin) : bin}`;
+  return `node ${shellQuote(bin)}`;
 }
 
 /** The published package `pkgName` at this CLI's own version (`^<version>`). */

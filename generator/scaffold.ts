@@ -12,7 +12,7 @@ import { spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { basename, join, relative } from "node:path";
 import Handlebars from "handlebars";
-import { clientConfig, clientConfigLines } from "./client-config.js";
+import { clientConfig, clientConfigLines, shellQuote } from "./client-config.js";
 import { initRepository } from "./git.js";
 import { clientReachWarning } from "./overlay-clients.js";
 import { codegenDependency, commandLine, runtimeDependency, type RuntimeDependency } from "./dependencies.js";
@@ -188,7 +188,7 @@ export function nextSteps(o: ResolvedOptions, installed: boolean): string {
   const pm = packageManagerCommands(o.packageManager);
   const pad = (command: string) => `  ${command.padEnd(19)}`;
   const lines = [``, `Created ${o.name} in ${o.dir} (template ${o.template}, transport ${o.transport}${o.auth === "oauth" ? ", OAuth" : ""}, revisions ${o.revisions.join(", ")}).`, ``, `Next:`];
-  lines.push(`  cd ${rel.includes(" ") ? JSON.stringify(rel) : rel}`);
+  lines.push(`  cd ${shellQuote(rel)}`);
   if (!installed) lines.push(`  ${pm.installLine}`);
   lines.push(`${pad(`${pm.run} build`)}# mcp.json → generated/, then tsc → dist/`, `${pad(pm.test)}# starts the built server and checks it in every revision it serves`);
   if (o.transport !== "http") lines.push(`${pad(pm.start)}# serve over stdio`);
@@ -249,7 +249,7 @@ export async function scaffold(dirArg: string | undefined, opts: ScaffoldOptions
       const rel = shownDir(o.dir);
       refuse(
         `${(err as Error).message}; the project's files are written in ${o.dir}\n` +
-          `To retry, fix the cause shown above, then run \`${packageManagerCommands(o.packageManager).installLine}\` in ${rel.includes(" ") ? JSON.stringify(rel) : rel}, or rerun this command with --force (add --overwrite if you change an option)`,
+          `To retry, fix the cause shown above, then run \`${packageManagerCommands(o.packageManager).installLine}\` in ${shellQuote(rel)}, or rerun this command with --force (add --overwrite if you change an option)`,
       );
     }
   }

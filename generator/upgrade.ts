@@ -307,13 +307,13 @@ export async function upgrade(dirArg: string, opts: UpgradeOptions, io: Io = def
   const before = p.manifest ? Object.keys(p.manifest.files) : [...Object.keys(p.released!), ...LEGACY_GENERATED];
   const retired = before.filter((path) => !files.has(path) && !work.skip.has(path) && !blocked.includes(path) && existsSync(join(dir, path)));
   report(p, { runtime, codegen, served, work, edited, retired, superseded }, io);
+  const pm = packageManagerCommands(options.packageManager);
   if (opts.install ?? true) {
     // The install makes the lock file follow package.json: a new version or a tarball of another name is resolved anew.
-    const pm = packageManagerCommands(options.packageManager);
     await runStep(`Installing dependencies with ${pm.installLine}`, pm.bin, pm.installFresh, dir, io);
     await runStep(`Regenerating generated/ with ${pm.run} generate`, pm.bin, ["run", "generate"], dir, io);
     io.out(`✔ Upgraded ${p.pkg.name}. Next: ${pm.run} build && ${pm.test}\n`);
-  } else io.out(`✔ Upgraded ${p.pkg.name}, not installed. Next: npm install, then npm run build && npm test\n`);
+  } else io.out(`✔ Upgraded ${p.pkg.name}, not installed. Next: ${pm.installLine}, then ${pm.run} build && ${pm.test}\n`);
   return { added, served, written: work.write, changed: work.changed, retired, blocked };
 }
 
