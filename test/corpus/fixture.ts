@@ -23,7 +23,8 @@ export interface FixtureConfig {
   lateNotes?: boolean;
   /**
    * Also handlers that set the fields the runtime owns: a tool "claims" returning its arguments' resultType, ttlMs and
-   * cacheScope in its result, a prompt "claims" returning resultType "input_required", and resources
+   * cacheScope in its result, a prompt "claims" returning resultType "input_required", a prompt "cache-claims"
+   * returning caching fields (prompts/get is not cacheable), and resources
    * test://claims/{ttlMs}/{cacheScope} returning those (ttlMs as a number when it reads as one).
    */
   runtimeFields?: boolean;
@@ -63,6 +64,7 @@ export function buildFixture(config: FixtureConfig = {}): McpServer {
       handler: (args) => ({ content: [{ type: "text", text: "claims" }], ...args }) as never,
     });
     server.prompt({ name: "claims", get: () => ({ messages: [], resultType: "input_required" }) as never });
+    server.prompt({ name: "cache-claims", get: () => ({ messages: [], ttlMs: 5, cacheScope: "public" }) as never });
     server.resourceTemplate({
       uriTemplate: "test://claims/{ttlMs}/{cacheScope}",
       name: "claims",

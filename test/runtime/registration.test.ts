@@ -135,3 +135,14 @@ describe("createServer({ cache }): the defaults of the caching hints are checked
       expect(() => createServer({ name: "s", version: "1", cache })).not.toThrow();
   });
 });
+
+describe("registration checks a feature's callback when it is registered, not at its first call", () => {
+  it.each([
+    ["prompt", (s: McpServer) => s.prompt({ name: "p", handler: () => ({ messages: [] }) } as never), "prompt p: get must be a function (it has handler: a prompt takes get)"],
+    ["tool", (s: McpServer) => s.tool({ name: "t", inputSchema: { type: "object" } } as never), "tool t: handler must be a function"],
+    ["resource", (s: McpServer) => s.resource({ uri: "test://r", name: "r", get: () => ({}) } as never), "resource test://r: read must be a function (it has get: a resource takes read)"],
+    ["template", (s: McpServer) => s.resourceTemplate({ uriTemplate: "test://{x}", name: "x" } as never), "resource template test://{x}: read must be a function"],
+  ])("%s", (_kind, register, message) => {
+    expect(() => register(createServer({ name: "s", version: "1" }))).toThrow(new TypeError(message));
+  });
+});

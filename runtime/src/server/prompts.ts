@@ -50,7 +50,8 @@ export async function getPrompt(registry: Registry, revision: Revision, params: 
   } catch (err) {
     throw handlerFailure(registry.options, siteOf(ctx, "prompts/get", { prompt: name }), err, err instanceof RefusedResult ? err.message : undefined);
   }
-  return result as Record<string, unknown>;
+  // Only the fields the revision's GetPromptResult defines (no caching fields: prompts/get is not cacheable).
+  return conform(revision, "GetPromptResult", result as Record<string, unknown>);
 }
 
 /** The names of the prompts `principal` may see in `revision`, in registration order. */

@@ -106,5 +106,6 @@ function checkContents(revision: Revision, uri: string, result: ResourceResult):
   // An unknown URI never yields empty contents: a handler that found nothing answers not-found.
   if (!isObject(result) || !Array.isArray(result.contents) || result.contents.length === 0) throw resourceNotFound(revision, uri);
   refuseRuntimeFields(`resource ${quoted(uri)}`, result);
-  return result as Record<string, unknown>;
+  // Only the fields the revision's ReadResourceResult defines (a legacy peer gets no resultType or caching fields).
+  return conform(revision, "ReadResourceResult", result as Record<string, unknown>);
 }

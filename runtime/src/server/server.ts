@@ -145,6 +145,7 @@ export class McpServer implements Registry, ServerHandle {
   /** Register a tool. Tool names are unique; `tools/list` lists them in registration order. */
   tool<Args = Record<string, unknown>>(def: ToolDefinition<Args>): this {
     if (this.tools.has(def.name)) throw new TypeError(`tool ${def.name} is already registered`);
+    needsFunction(def, "handler", `tool ${def.name}`);
     // A SHOULD, so a warning on stderr, not a refusal. spec/2025-11-25/server/tools.mdx#tool-names
     if (!TOOL_NAME.test(def.name)) {
       process.stderr.write(`mcp runtime: warning: tool name ${JSON.stringify(def.name)} should be 1-128 characters of A-Z, a-z, 0-9, _, - and . (spec/2025-11-25/server/tools.mdx#tool-names)\n`);
@@ -162,12 +163,14 @@ export class McpServer implements Registry, ServerHandle {
   }
   resource(def: ResourceDefinition): this {
     if (this.resources.has(def.uri)) throw new TypeError(`resource ${def.uri} is already registered`);
+    needsFunction(def, "read", `resource ${def.uri}`);
     this.resources.set(def.uri, def);
     this.registered("resources");
     return this;
   }
   /** Register a resource template; clients are told the resource list changed, as for resource(). */
   resourceTemplate(def: ResourceTemplateDefinition): this {
+    needsFunction(def, "read", `resource template ${def.uriTemplate}`);
     this.templates.push({ def, template: new UriTemplate(def.uriTemplate) });
     // Templates are listed by resources/templates/list, a part of the resource list. spec/2025-11-25/server/resources.mdx#list-changed-notification
     this.registered("resources");
@@ -175,6 +178,7 @@ export class McpServer implements Registry, ServerHandle {
   }
   prompt<Args = Record<string, string>>(def: PromptDefinition<Args>): this {
     if (this.prompts.has(def.name)) throw new TypeError(`prompt ${def.name} is already registered`);
+    needsFunction(def, "get", `prompt ${def.name}`);
     this.prompts.set(def.name, def as unknown as PromptDefinition);
     this.registered("prompts");
     return this;
@@ -264,4 +268,13 @@ export class McpServer implements Registry, ServerHandle {
  */
 export function createServer(options: ServerOptions): McpServer {
   return new McpServer(options);
+}
+
+/** A registration's callback, checked when it is registered rather than at every call (a `handler` given to a prompt). Throws TypeError. */
+function needsFunction(def: object, key: string, what: string): void {
+  const value = (def as Record<string, unknown>)[key];
+  if (typeof value !== "function") {
+    const other = ["handler", "get", "read"].find((k) => k !== key && typeof (def as Record<string, unknown>)[k] === "function");
+    throw new TypeError(`${what}: ${key} must be a function${other ? ` (it has ${other}: a ${key === "get" ? "prompt" : key === "read" ? "resource" : "tool"} takes ${key})` : ""}`);
+  }
 }
