@@ -720,7 +720,7 @@ export const MUTATIONS: Mutation[] = [
   {
     id: "handler-ttl-ms-refused",
     rule: "A handler's ttlMs must be an integer >= 0. spec/2026-07-28/server/utilities/caching.mdx",
-    file: "runtime/src/server/failures.ts",
+    file: "runtime/src/wire/encode.ts",
     find: "if (ttlMs !== undefined && !(Number.isSafeInteger(ttlMs) && (ttlMs as number) >= 0))",
     replace: 'if (ttlMs !== undefined && !(typeof ttlMs === "number"))',
     test: CORPUS,
@@ -729,8 +729,8 @@ export const MUTATIONS: Mutation[] = [
   {
     id: "handler-cache-scope-refused",
     rule: 'A handler\'s cacheScope is "public" or "private". spec/2026-07-28/server/utilities/caching.mdx',
-    file: "runtime/src/server/failures.ts",
-    find: "if (cacheScope !== undefined && !CACHE_SCOPES.includes(cacheScope))",
+    file: "runtime/src/wire/encode.ts",
+    find: 'if (cacheScope !== undefined && cacheScope !== "public" && cacheScope !== "private")',
     replace: "if (false)",
     test: CORPUS,
     filter: "runtime-owned-result-fields",
@@ -739,7 +739,7 @@ export const MUTATIONS: Mutation[] = [
     id: "cache-defaults-checked",
     rule: "createServer({ cache }) refuses a ttlMs that is not an integer >= 0 and an unknown cacheScope. spec/2026-07-28/server/utilities/caching.mdx",
     file: "runtime/src/server/options.ts",
-    find: "  checkCacheDefaults(resolved.cache);\n",
+    find: "if (cacheProblem) throw new TypeError(`createServer: cache.${cacheProblem}`);",
     replace: "",
     test: REGISTRATION,
     filter: "caching hints",

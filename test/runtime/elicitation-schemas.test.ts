@@ -1,11 +1,12 @@
 /**
- * The requestedSchemas an elicitation's answer is checked against (protocol/handler-host.ts contentMismatch) are
+ * The requestedSchemas an elicitation's answer is checked against (protocol/handler-host.ts formValidator, matching) are
  * compiled apart from the tools' schemas and not kept by ajv: an `$id` one form uses neither breaks a tool that uses
  * it too nor shadows another form's, and a requestedSchema that does not compile fails the ask as a server bug.
  * Legacy session in process; expectations written by hand. spec/2025-11-25/client/elicitation.mdx#security-considerations
  */
 import { expect, it } from "vitest";
-import { Connection, createServer } from "../../runtime/dist/index.js";
+import { createServer } from "../../runtime/dist/index.js";
+import { inProcessLink } from "./in-process.js";
 
 const ID = "https://example.com/user.json";
 
@@ -29,21 +30,14 @@ it("forms that share an $id are each checked by their own schema, and a tool's s
     },
   });
   server.tool({ name: "typed", inputSchema: { $id: ID, type: "object", properties: { x: { type: "string" } } } as never, handler: () => ({ content: [{ type: "text", text: "typed ok" }] }) });
-  const out: any[] = [];
   let answer: unknown;
-  let elicited = 0;
-  const c = new Connection(
-    server,
-    { send: (m: any) => (m.method === "elicitation/create" ? (elicited++, void c.receive({ jsonrpc: "2.0", id: m.id, result: answer })) : void out.push(m)) },
-    { transport: "stdio" },
-  );
-  await c.receive({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: { elicitation: {} }, clientInfo: { name: "t", version: "1" } } });
-  await c.receive({ jsonrpc: "2.0", method: "notifications/initialized" });
+  const c = inProcessLink(server, () => answer);
+  await c.initialize("2025-11-25", { elicitation: {} });
   const call = async (id: number, name: string, args: Record<string, unknown>, content?: unknown) => {
     answer = { action: "accept", content };
-    await c.receive({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args } });
+    await c.send({ id, method: "tools/call", params: { name, arguments: args } });
     await c.idle();
-    return out.find((m) => m.id === id);
+    return c.out.find((m) => m.id === id);
   };
   expect((await call(1, "form", { max: 10 }, { n: 5 })).result.content[0].text).toBe('got {"n":5}');
   // The same $id, another maximum: the second form's own schema decides (5 > 3).
@@ -51,10 +45,10 @@ it("forms that share an $id are each checked by their own schema, and a tool's s
   expect((await call(3, "form", { max: 3 }, { n: 2 })).result.content[0].text).toBe('got {"n":2}');
   expect((await call(4, "typed", { x: "a" })).result.content[0].text).toBe("typed ok");
   // A form whose schema does not compile fails the ask before the user is asked anything.
-  const sent = elicited;
+  const sent = c.asked.length;
   const broken = (await call(5, "broken", {}, { x: 1 })).result;
   expect(broken.isError).toBe(true);
-  expect(elicited).toBe(sent);
+  expect(c.asked.length).toBe(sent);
   c.close();
 });
 
@@ -68,17 +62,15 @@ it("format email is RFC 5321's Mailbox: root@localhost, a quoted local part and 
       return { content: [{ type: "text", text: String((r.content as { to: string }).to) }] };
     },
   });
-  const out: any[] = [];
   let answer: unknown;
-  const c = new Connection(server, { send: (m: any) => (m.method === "elicitation/create" ? void c.receive({ jsonrpc: "2.0", id: m.id, result: answer }) : void out.push(m)) }, { transport: "stdio" });
-  await c.receive({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: { elicitation: {} }, clientInfo: { name: "t", version: "1" } } });
-  await c.receive({ jsonrpc: "2.0", method: "notifications/initialized" });
+  const c = inProcessLink(server, () => answer);
+  await c.initialize("2025-11-25", { elicitation: {} });
   let id = 0;
   const outcome = async (to: string) => {
     answer = { action: "accept", content: { to } };
-    await c.receive({ jsonrpc: "2.0", id: ++id, method: "tools/call", params: { name: "mail", arguments: {} } });
+    await c.send({ id: ++id, method: "tools/call", params: { name: "mail", arguments: {} } });
     await c.idle();
-    const r = out.find((m) => m.id === id).result;
+    const r = c.out.find((m) => m.id === id).result;
     return r.isError ? "refused" : r.content[0].text;
   };
   for (const to of ["root@localhost", '"john doe"@example.com', "user@[192.168.0.1]", "a@example.com"]) expect(await outcome(to)).toBe(to);
@@ -99,14 +91,13 @@ it("2026-07-28 tasks extension: an answer given in tasks/update that does not ma
       return { content: [{ type: "text", text: `ok=${JSON.stringify(r.content)}` }] };
     },
   });
-  const out: any[] = [];
-  const c = new Connection(server, { send: (m) => void out.push(m) }, { transport: "stdio" });
+  const c = inProcessLink(server);
   const meta = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": { elicitation: {}, extensions: { "io.modelcontextprotocol/tasks": {} } } };
   let id = 0;
   const request = async (method: string, params: Record<string, unknown>) => {
     const n = ++id;
-    await c.receive({ jsonrpc: "2.0", id: n, method, params: { ...params, _meta: meta } });
-    return out.find((m) => m.id === n);
+    await c.send({ id: n, method, params: { ...params, _meta: meta } });
+    return c.out.find((m) => m.id === n);
   };
   const created = (await request("tools/call", { name: "ask_later", arguments: {} })).result;
   expect(created.resultType).toBe("task");

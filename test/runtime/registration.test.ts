@@ -6,18 +6,15 @@
 // spec/2025-11-25/server/tools.mdx#list-changed-notification, spec/2025-11-25/server/resources.mdx#list-changed-notification,
 // spec/2026-07-28/server/discover.mdx#response, spec/2026-07-28/basic/patterns/subscriptions.mdx#acknowledgment
 import { describe, expect, it } from "vitest";
-import { Connection, createServer, type McpServer } from "../../runtime/dist/index.js";
+import { createServer, type McpServer } from "../../runtime/dist/index.js";
+import { inProcessLink } from "./in-process.js";
 
 const LEGACY = "2025-11-25";
 const MODERN = "2026-07-28";
 const meta = { "io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextprotocol/clientCapabilities": {} };
 
 /** A link to `server` in process: what it was sent, and a way to send it a message. */
-function link(server: McpServer): { out: any[]; send: (m: Record<string, unknown>) => Promise<void> } {
-  const out: any[] = [];
-  const c = new Connection(server, { send: (m) => void out.push(m) }, { transport: "stdio" });
-  return { out, send: (m) => c.receive({ jsonrpc: "2.0", ...m }) };
-}
+const link = (server: McpServer) => inProcessLink(server);
 
 async function initialize(server: McpServer, revision = LEGACY): Promise<{ out: any[]; send: (m: Record<string, unknown>) => Promise<void>; capabilities: unknown }> {
   const l = link(server);
@@ -138,9 +135,9 @@ describe("createServer({ cache }): the defaults of the caching hints are checked
 
 describe("registration checks a feature's callback when it is registered, not at its first call", () => {
   it.each([
-    ["prompt", (s: McpServer) => s.prompt({ name: "p", handler: () => ({ messages: [] }) } as never), "prompt p: get must be a function (it has handler: a prompt takes get)"],
+    ["prompt", (s: McpServer) => s.prompt({ name: "p", handler: () => ({ messages: [] }) } as never), "prompt p: get must be a function (it has handler instead)"],
     ["tool", (s: McpServer) => s.tool({ name: "t", inputSchema: { type: "object" } } as never), "tool t: handler must be a function"],
-    ["resource", (s: McpServer) => s.resource({ uri: "test://r", name: "r", get: () => ({}) } as never), "resource test://r: read must be a function (it has get: a resource takes read)"],
+    ["resource", (s: McpServer) => s.resource({ uri: "test://r", name: "r", get: () => ({}) } as never), "resource test://r: read must be a function (it has get instead)"],
     ["template", (s: McpServer) => s.resourceTemplate({ uriTemplate: "test://{x}", name: "x" } as never), "resource template test://{x}: read must be a function"],
   ])("%s", (_kind, register, message) => {
     expect(() => register(createServer({ name: "s", version: "1" }))).toThrow(new TypeError(message));

@@ -5,7 +5,8 @@
  * spec/2025-11-25/basic/utilities/progress.mdx#behavior-requirements, spec/2025-11-25/basic/utilities/tasks.mdx
  */
 import { expect, it } from "vitest";
-import { Connection, createServer } from "../../runtime/dist/index.js";
+import { createServer } from "../../runtime/dist/index.js";
+import { inProcessLink } from "./in-process.js";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -22,11 +23,9 @@ it("a task's handler that reports progress after it returned sends nothing more 
       return { content: [{ type: "text", text: "done" }] };
     },
   });
-  const out: any[] = [];
-  const c = new Connection(server, { send: (m) => void out.push(m) }, { transport: "stdio" });
-  const send = (m: Record<string, unknown>) => c.receive({ jsonrpc: "2.0", ...m });
-  await send({ id: 0, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } } });
-  await send({ method: "notifications/initialized" });
+  const c = inProcessLink(server);
+  const { out, send } = c;
+  await c.initialize("2025-11-25");
   await send({ id: 1, method: "tools/call", params: { name: "work", arguments: {}, task: { ttl: 60_000 }, _meta: { progressToken: "p" } } });
   const taskId = out.find((m) => m.id === 1)?.result?.task?.taskId;
   expect(taskId, JSON.stringify(out)).toEqual(expect.any(String));
@@ -52,15 +51,15 @@ it("2026-07-28 extension: a task-capable call answered directly (settled before 
       return { content: [{ type: "text", text: "quick" }] };
     },
   });
-  const out: any[] = [];
-  const c = new Connection(server, { send: (m) => void out.push(m) }, { transport: "stdio" });
+  const c = inProcessLink(server);
+  const { out } = c;
   const meta = {
     "io.modelcontextprotocol/protocolVersion": "2026-07-28",
     "io.modelcontextprotocol/clientCapabilities": { extensions: { "io.modelcontextprotocol/tasks": {} } },
     "io.modelcontextprotocol/logLevel": "debug",
     progressToken: "p",
   };
-  await c.receive({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "quick", arguments: {}, _meta: meta } });
+  await c.send({ id: 1, method: "tools/call", params: { name: "quick", arguments: {}, _meta: meta } });
   await late;
   await sleep(5);
   expect(out.map((m) => m.method ?? `response ${m.id}`)).toEqual(["response 1"]);

@@ -10,6 +10,7 @@
  */
 import type { RequestId } from "../wire/jsonrpc.js";
 import { McpError } from "../wire/jsonrpc.js";
+import { cacheHintProblem } from "../wire/encode.js";
 import { nodeCrypto } from "../state/request-state.js";
 import { readEnv } from "../state/env.js";
 import { MissingCapabilityError, ResourceNotFoundError } from "./errors.js";
@@ -94,10 +95,6 @@ export class RefusedResult extends Error {
   override name = "RefusedResult";
 }
 
-const CACHE_SCOPES: readonly unknown[] = ["public", "private"];
-/** A value as a message quotes it (JSON, which has no BigInt). */
-const shown = (v: unknown): string => (typeof v === "bigint" ? `${v}n` : JSON.stringify(v));
-
 /**
  * Refuse what a handler's result (a tool's, a prompt's, a resource's) sets of the fields that are the runtime's to
  * set. `resultType` other than "complete": the runtime answers `input_required` (with the inputRequests and
@@ -108,11 +105,13 @@ const shown = (v: unknown): string => (typeof v === "bigint" ? `${v}n` : JSON.st
  * Throws RefusedResult naming `what` (e.g. "tool search") and the field.
  */
 export function refuseRuntimeFields(what: string, result: Record<string, unknown>): void {
-  const { resultType, ttlMs, cacheScope } = result;
+  const { resultType } = result;
   if (resultType !== undefined && resultType !== "complete")
-    throw new RefusedResult(`${what} returned resultType ${shown(resultType)}: the runtime sets resultType (ctx.elicit/sample/listRoots ask for input; a task is the tool's taskSupport)`);
-  if (ttlMs !== undefined && !(Number.isSafeInteger(ttlMs) && (ttlMs as number) >= 0)) throw new RefusedResult(`${what} returned ttlMs ${shown(ttlMs)}: it must be an integer >= 0 (ms)`);
-  if (cacheScope !== undefined && !CACHE_SCOPES.includes(cacheScope)) throw new RefusedResult(`${what} returned cacheScope ${shown(cacheScope)}: it must be "public" or "private"`);
+    throw new RefusedResult(
+      `${what} returned resultType ${JSON.stringify(String(resultType))}: the runtime sets resultType (ctx.elicit/sample/listRoots ask for input; a task is the tool's taskSupport)`,
+    );
+  const problem = cacheHintProblem(result);
+  if (problem) throw new RefusedResult(`${what} returned caching hints it may not: ${problem}`);
 }
 
 /** Whether `err` is meant for the client as it is (a protocol error the handler threw on purpose, or an MRTR ask). */

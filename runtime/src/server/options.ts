@@ -5,6 +5,7 @@
 import { type Revision, REVISIONS } from "../rules.js";
 import type { ServerOptions, TaskOptions } from "./types.js";
 import { defaultExposeErrors } from "./failures.js";
+import { cacheHintProblem } from "../wire/encode.js";
 
 /** The server options with their defaults. */
 export type ResolvedOptions = Required<Pick<ServerOptions, "name" | "version" | "pageSize" | "logging" | "defaultLogLevel" | "clientRequestTimeoutMs" | "requestStateTtlMs" | "exposeErrors">> &
@@ -41,20 +42,6 @@ function servedRevisions(options: ServerOptions): readonly Revision[] {
 }
 
 /**
- * The defaults of the caching hints: a server MUST provide a `ttlMs` >= 0, and `cacheScope` is "public" or "private"
- * (spec/2026-07-28/server/utilities/caching.mdx). Throws TypeError naming the field.
- */
-function checkCacheDefaults(cache: ServerOptions["cache"]): void {
-  if (cache === undefined) return;
-  if (typeof cache !== "object" || cache === null) throw new TypeError("createServer: cache must be an object { ttlMs?, cacheScope? }");
-  const { ttlMs, cacheScope } = cache;
-  if (ttlMs !== undefined && !(Number.isSafeInteger(ttlMs) && ttlMs >= 0))
-    throw new TypeError(`createServer: cache.ttlMs must be an integer >= 0 (ms), not ${typeof ttlMs === "string" ? JSON.stringify(ttlMs) : String(ttlMs)}`);
-  if (cacheScope !== undefined && cacheScope !== "public" && cacheScope !== "private")
-    throw new TypeError(`createServer: cache.cacheScope must be "public" or "private", not ${typeof cacheScope === "string" ? JSON.stringify(cacheScope) : String(cacheScope)}`);
-}
-
-/**
  * The server options with their defaults, and the revisions served (in the rules module's order). Throws TypeError
  * without a name and version, on an unknown revision or none, or on a bad pageSize or cache default.
  */
@@ -72,7 +59,10 @@ export function resolveOptions(options: ServerOptions): { options: ResolvedOptio
   };
   if (resolved.logger !== undefined && typeof resolved.logger !== "function") throw new TypeError("createServer: logger must be a function of one log record");
   if (!Number.isSafeInteger(resolved.pageSize) || resolved.pageSize < 1) throw new TypeError(`createServer: pageSize must be a positive integer`);
-  checkCacheDefaults(resolved.cache);
+  // Defaults of the caching hints a server MUST send valid (wire/encode.ts cacheHintProblem).
+  if (resolved.cache !== undefined && (typeof resolved.cache !== "object" || resolved.cache === null)) throw new TypeError("createServer: cache must be an object { ttlMs?, cacheScope? }");
+  const cacheProblem = resolved.cache && cacheHintProblem(resolved.cache);
+  if (cacheProblem) throw new TypeError(`createServer: cache.${cacheProblem}`);
   return { options: resolved, revisions };
 }
 

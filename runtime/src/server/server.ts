@@ -275,6 +275,6 @@ function needsFunction(def: object, key: string, what: string): void {
   const value = (def as Record<string, unknown>)[key];
   if (typeof value !== "function") {
     const other = ["handler", "get", "read"].find((k) => k !== key && typeof (def as Record<string, unknown>)[k] === "function");
-    throw new TypeError(`${what}: ${key} must be a function${other ? ` (it has ${other}: a ${key === "get" ? "prompt" : key === "read" ? "resource" : "tool"} takes ${key})` : ""}`);
+    throw new TypeError(`${what}: ${key} must be a function${other ? ` (it has ${other} instead)` : ""}`);
   }
 }

@@ -46,6 +46,20 @@ export interface CacheDefaults {
   cacheScope?: "public" | "private";
 }
 
+/** A value as a message quotes it (JSON, which has no BigInt). */
+const shown = (v: unknown): string => (typeof v === "bigint" ? `${v}n` : JSON.stringify(v));
+
+/**
+ * Why caching hints (a server's defaults, a handler's result) are none a server may send, or undefined: servers MUST
+ * provide a `ttlMs` >= 0 (CacheableResult's `@minimum 0`, an integer), and `cacheScope` is "public" or "private".
+ * spec/2026-07-28/server/utilities/caching.mdx. Absent hints are no problem (the defaults apply).
+ */
+export function cacheHintProblem({ ttlMs, cacheScope }: { ttlMs?: unknown; cacheScope?: unknown }): string | undefined {
+  if (ttlMs !== undefined && !(Number.isSafeInteger(ttlMs) && (ttlMs as number) >= 0)) return `ttlMs must be an integer >= 0 (ms), not ${shown(ttlMs)}`;
+  if (cacheScope !== undefined && cacheScope !== "public" && cacheScope !== "private") return `cacheScope must be "public" or "private", not ${shown(cacheScope)}`;
+  return undefined;
+}
+
 /** What encodeResult needs of the server, made once per revision (see resultEncoding) so that encoding allocates only the result. */
 export interface ResultEncoding {
   /**
