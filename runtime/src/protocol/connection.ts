@@ -21,7 +21,7 @@ import { randomId } from "../state/request-state.js";
 import { changeNotification, handshake, markInitialized, restoredSession, type LegacySession } from "./legacy-session.js";
 import type { InFlight, Link, Principal, RequestScope, Sink } from "./request.js";
 import type { SessionChange, SessionState } from "../state/sessions.js";
-import { beginRequest, sessionEnded } from "./telemetry.js";
+import { beginRequest, sessionEnded, sessionStartTime } from "./telemetry.js";
 
 export { META_PROTOCOL_VERSION, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_SUBSCRIPTION_ID } from "../wire/meta.js";
 export type { Sink } from "./request.js";
@@ -256,7 +256,7 @@ export class Connection implements Link {
       return handshake(this.server, this.session, req).then(({ response, session }) => {
         if (session) {
           this.session = session;
-          this.sessionStart ??= performance.now();
+          this.sessionStart ??= sessionStartTime();
         }
         telemetry?.end(response);
         sink.send(response);

@@ -299,6 +299,16 @@ export function beginTaskRun(taskId: string, tool: string): TaskTelemetry | unde
 
 // ---- sessions ----
 
+/**
+ * A legacy session's start for its `mcp.server.session.duration` (performance.now()), or undefined when no
+ * OpenTelemetry API is registered, so nothing would be recorded at its end: the first read of `performance` loads
+ * Node's perf_hooks, about 0.7 ms of a stdio server's cold start. An SDK registered after a session began (rather than
+ * before the server starts, as OpenTelemetry asks) records the sessions that begin after it.
+ */
+export function sessionStartTime(): number | undefined {
+  return (globalThis as Record<symbol, unknown>)[GLOBAL_KEY] === undefined ? undefined : performance.now();
+}
+
 /** A legacy session ended (its link closed): record `mcp.server.session.duration` from `startedAt` (performance.now()). */
 export function sessionEnded(link: Link, revision: string, startedAt: number): void {
   const a = registered();
