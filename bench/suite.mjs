@@ -10,7 +10,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join, relative, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
 const ROOT = resolve(fileURLToPath(import.meta.url), "..", "..");
 const TOP = Number(process.env.BENCH_SUITE_TOP ?? 25);
@@ -32,6 +32,8 @@ const load = () =>
 
 const dir = mkdtempSync(join(tmpdir(), "bench-suite-"));
 const report = join(dir, "report.json");
+const account = join(dir, "cpu.jsonl");
+const hook = pathToFileURL(join(ROOT, "bench", "lib", "cpu-account.mjs")).href;
 const loadBefore = load();
 const cpu0 = childrenCpu();
 const t0 = performance.now();
@@ -48,6 +50,11 @@ const r = spawnSync(
   {
     cwd: ROOT,
     stdio: ["ignore", "inherit", "inherit"],
+    env: {
+      ...process.env,
+      BENCH_CPU_ACCOUNT: account,
+      NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --import ${hook}`.trim(),
+    },
   },
 );
 const wall = (performance.now() - t0) / 1000;
@@ -57,6 +64,12 @@ if (!existsSync(report)) {
   process.exit(1);
 }
 const json = JSON.parse(readFileSync(report, "utf8"));
+const accounted = existsSync(account)
+  ? readFileSync(account, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l))
+  : [];
 rmSync(dir, { recursive: true, force: true });
 const files = json.testResults
   .map((t) => ({
@@ -87,4 +100,38 @@ const cpu =
 console.log(
   `wall ${wall.toFixed(1)} s${cpu}; load average ${loadBefore} before, ${load()} after`,
 );
+
+/** What a Node.js process of the suite was, by its command line. */
+function kind([script = "", ...args]) {
+  const name = script.split("/").slice(-3).join("/");
+  if (/typescript\/bin\/tsc$/.test(script)) return "tsc";
+  if (/prettier\/bin\//.test(script)) return "prettier";
+  if (/\/npx?(-cli\.js)?$/.test(script)) return `npm ${args[0] ?? ""}`.trim();
+  if (/create-mcp-server-generate(\.js)?$/.test(script))
+    return "create-mcp-server-generate (a project's generate)";
+  if (/create-mcp-server(\.js)?$/.test(script))
+    return `create-mcp-server ${/^[a-z-]+$/.test(args[0] ?? "") && ["generate", "upgrade", "schemas", "add"].includes(args[0]) ? args[0] : "(scaffold)"}`;
+  if (/vitest/.test(script)) return "vitest";
+  if (/dist\/src\/main\.js$/.test(script))
+    return "a generated server (dist/src/main.js)";
+  return name;
+}
+const byKind = new Map();
+for (const { argv, cpu } of accounted) {
+  const k = kind(argv);
+  const e = byKind.get(k) ?? { runs: 0, cpu: 0 };
+  e.runs++;
+  e.cpu += cpu;
+  byKind.set(k, e);
+}
+const total = [...byKind.values()].reduce((s, e) => s + e.cpu, 0);
+console.log(
+  `\nCPU by process (${accounted.length} Node.js processes that exited by themselves, ${total.toFixed(0)} s of the CPU above):`,
+);
+for (const [k, e] of [...byKind]
+  .sort((a, b) => b[1].cpu - a[1].cpu)
+  .slice(0, 15))
+  console.log(
+    `${e.cpu.toFixed(1).padStart(8)} s  ${String(e.runs).padStart(4)} runs  ${(e.cpu / e.runs).toFixed(2).padStart(6)} s each  ${k}`,
+  );
 process.exitCode = r.status ?? 1;
