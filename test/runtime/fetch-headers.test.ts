@@ -1,10 +1,12 @@
 /**
- * fetchHandler reads a Request's headers one name at a time (runtime/src/transport/http/io.ts, headerBag): enumerating
- * a Headers makes adapters that keep them lazy (@hono/node-server) build all of them for every request. The bag still
- * behaves as the plain object Node gives (lower-case names, undefined when absent, keys and spread), which is what a
- * `clientKey` and an authorization `verify` see.
+ * The headers of a web-standard Request as fetchHandler gives them to the endpoint and to a `clientKey` or an
+ * authorization `verify` (runtime/src/transport/http/io.ts, fetchIncoming): the plain object Node gives (lower-case
+ * names, undefined when absent, keys, spread, structuredClone, freeze, inspect), with the URL's authority as Host
+ * where the platform exposes none. A lazy Proxy over the Headers, tried on 2026-12-07 for speed, broke the last four
+ * (and read Origin from another source than enumeration on @hono/node-server): this holds them.
  */
-import { describe, expect, it, vi } from "vitest";
+import { inspect } from "node:util";
+import { describe, expect, it } from "vitest";
 import { fetchIncoming } from "../../runtime/src/transport/http/io.js";
 import { createServer } from "../../runtime/dist/index.js";
 
@@ -14,7 +16,12 @@ function discover(extra: Record<string, string> = {}): Request {
   return new Request("http://127.0.0.1:8787/mcp", {
     method: "POST",
     headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": MODERN, "mcp-method": "server/discover", ...extra },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "server/discover", params: { _meta: { "io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextprotocol/clientCapabilities": {} } } }),
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "server/discover",
+      params: { _meta: { "io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextprotocol/clientCapabilities": {} } },
+    }),
   });
 }
 
@@ -41,24 +48,28 @@ describe("the header bag of a web-standard Request", () => {
     expect(JSON.parse(JSON.stringify(headers))).toEqual({ "x-a": "1", "x-b": "2", host: "example.test" });
   });
 
-  it("serves a request without enumerating its Headers, and a clientKey that enumerates them sees them all", async () => {
-    const seen: string[][] = [];
+  it("is a plain object a clientKey may copy, freeze and log, with every header in it", async () => {
+    const seen: unknown[] = [];
     const server = createServer({ name: "fetch-headers", version: "1.0.0" });
-    const handler = server.fetchHandler({ clientKey: ({ headers }) => (seen.push(Object.keys(headers).sort()), String(headers["x-forwarded-for"])) });
+    const handler = server.fetchHandler({
+      clientKey: ({ headers }) => {
+        seen.push(structuredClone(headers), inspect(headers));
+        Object.freeze(headers);
+        return String(headers["x-forwarded-for"]);
+      },
+    });
     try {
-      const request = discover({ "x-forwarded-for": "203.0.113.9" });
-      const forEach = vi.spyOn(request.headers, "forEach");
-      const plain = server.fetchHandler();
-      const quiet = discover();
-      const quietForEach = vi.spyOn(quiet.headers, "forEach");
-      expect((await plain(quiet)).status).toBe(200);
-      expect(quietForEach).not.toHaveBeenCalled();
-      await plain.close();
-
-      expect((await handler(request)).status).toBe(200);
-      expect(forEach).toHaveBeenCalledTimes(1); // the clientKey's Object.keys, once
-      expect(seen.length).toBeGreaterThan(0);
-      for (const keys of seen) expect(keys).toEqual(["accept", "content-type", "host", "mcp-method", "mcp-protocol-version", "x-forwarded-for"]);
+      expect((await handler(discover({ "x-forwarded-for": "203.0.113.9", "user-agent": "probe/1" }))).status).toBe(200);
+      expect(seen[0]).toEqual({
+        accept: "application/json, text/event-stream",
+        "content-type": "application/json",
+        host: "127.0.0.1:8787",
+        "mcp-method": "server/discover",
+        "mcp-protocol-version": MODERN,
+        "user-agent": "probe/1",
+        "x-forwarded-for": "203.0.113.9",
+      });
+      expect(seen[1]).toContain("'user-agent': 'probe/1'");
     } finally {
       await handler.close();
     }

@@ -213,7 +213,11 @@ export function fetchIncoming(request: Request): Incoming {
   // Only an http(s) URL names a target here; any other (`blob:`, a custom scheme) stays whole, an absolute-form target
   // the endpoint refuses (400).
   const web = url.protocol === "http:" || url.protocol === "https:";
-  const headers = headerBag(request.headers);
+  // A plain object, as Node's: what HttpLimits.clientKey is given too.
+  const headers: HeaderBag = {};
+  request.headers.forEach((value, name) => {
+    headers[name] = value;
+  });
   // The Request URL is absolute; the Host check reads the authority from the Host header, as on Node.
   headers.host ??= url.host;
   return {
@@ -233,47 +237,6 @@ export function fetchIncoming(request: Request): Incoming {
       void readStream(request, limit).then((body) => (body === undefined ? tooLarge() : done(body)), failed);
     },
   };
-}
-
-/** Lower-case header names only, as Node's IncomingHttpHeaders has them (a Headers' get() would also take "Host"). */
-const LOWER_TOKEN = /^[!#$%&'*+\-.^_`|~0-9a-z]+$/;
-
-/**
- * A Request's headers as a HeaderBag (a plain object's behaviour: lower-case names, `undefined` when absent, keys,
- * spread and `for…in` as usual), read one name at a time: the endpoint reads a few names of each request, and
- * enumerating a Headers makes adapters that keep them lazy materialize all of them (@hono/node-server's become an
- * undici Headers, validated and sorted: about 2 µs a request). Enumerating the bag reads every header, once.
- */
-function headerBag(source: Headers): HeaderBag {
-  const bag: HeaderBag = {};
-  let whole = false;
-  const all = (): HeaderBag => {
-    if (!whole) {
-      whole = true;
-      source.forEach((value, name) => {
-        if (!Object.hasOwn(bag, name)) bag[name] = value;
-      });
-    }
-    return bag;
-  };
-  return new Proxy(bag, {
-    get(target, name, receiver) {
-      if (typeof name !== "string" || whole || Object.hasOwn(target, name) || !LOWER_TOKEN.test(name)) return Reflect.get(target, name, receiver);
-      const value = source.get(name);
-      if (value === null) return Reflect.get(target, name, receiver);
-      return (target[name] = value);
-    },
-    has(target, name) {
-      if (typeof name !== "string" || whole || Object.hasOwn(target, name) || !LOWER_TOKEN.test(name)) return Reflect.has(target, name);
-      return source.has(name) || Reflect.has(target, name);
-    },
-    ownKeys: () => Reflect.ownKeys(all()),
-    getOwnPropertyDescriptor: (target, name) => Reflect.getOwnPropertyDescriptor(all(), name),
-    // A value set (the Host default) stands over the Request's, as on a plain object; enumerating keeps it.
-    set: (target, name, value) => Reflect.set(target, name, value),
-    defineProperty: (target, name, descriptor) => Reflect.defineProperty(all(), name, descriptor),
-    deleteProperty: (target, name) => Reflect.deleteProperty(all(), name),
-  });
 }
 
 async function readStream(request: Request, limit: number): Promise<Uint8Array | undefined> {
