@@ -335,6 +335,15 @@ export const MUTATIONS: Mutation[] = [
     filter: "two Authorization headers",
   },
   {
+    id: "header-fields-cut",
+    rule: "A request with header fields node:http left out of req.headers is 431, not served unchecked past the cut (an Origin there). RFC 6585 §5",
+    file: "runtime/src/transport/http/endpoint.ts",
+    find: "if (req.headersCut) return",
+    replace: "if (false) return",
+    test: "test/runtime/http-edges.test.ts",
+    filter: "header fields than node:http keeps",
+  },
+  {
     id: "utf8-fatal",
     rule: "A body that is not UTF-8 is -32700, as on stdio (JSON text is UTF-8: RFC 8259 §8.1)",
     file: "runtime/src/transport/http/read-json.ts",

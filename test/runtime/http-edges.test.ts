@@ -119,7 +119,7 @@ const entries: { name: string; start: () => Promise<{ send: (head: string, body:
   },
 ];
 
-describe.each(entries)("$name", ({ start }) => {
+describe.each(entries)("$name", ({ name, start }) => {
   let entry: Awaited<ReturnType<(typeof entries)[number]["start"]>>;
   beforeAll(async () => {
     entry = await start();
@@ -131,6 +131,17 @@ describe.each(entries)("$name", ({ start }) => {
   it("one valid token is served (the baseline of the cases below)", async () => {
     const raw = await entry.send(postHead("Authorization: Bearer good\r\n", body.length), body);
     expect(statusLines(raw)).toEqual(["HTTP/1.1 200"]);
+  });
+
+  it("a request with more header fields than node:http keeps is 431, not served with the fields past the cut unchecked (RFC 6585 §5)", async () => {
+    const fillers = (n: number) => Array.from({ length: n }, (_, i) => `X-Filler-${i}: a\r\n`).join("");
+    const foreign = "Authorization: Bearer good\r\nOrigin: http://evil.example\r\n";
+    // 989 fields: all kept, so the foreign Origin is seen and refused.
+    expect(statusLines(await entry.send(postHead(fillers(980) + foreign, body.length), body))).toEqual(["HTTP/1.1 403"]);
+    // 1,008 fields: node:http keeps the first 1,000 in req.headers, the Origin among those it drops. A web Request
+    // built from them all (as this test's fetchHandler entry does) has no cut: its Origin is seen.
+    const cut = await entry.send(postHead(fillers(999) + foreign, body.length), body);
+    expect(statusLines(cut)).toEqual([name === "fetchHandler" ? "HTTP/1.1 403" : "HTTP/1.1 431"]);
   });
 
   it("two Authorization headers: 400 invalid_request, even when the first is valid (RFC 6750 §3.1)", async () => {

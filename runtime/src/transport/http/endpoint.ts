@@ -150,6 +150,8 @@ export class HttpEndpoint {
   }
 
   private route(req: Incoming, res: Reply): void {
+    // Fields the platform dropped are fields no check here sees (Origin, Authorization, Mcp-Session-Id). RFC 6585 §5
+    if (req.headersCut) return this.responder.invalidRequest(res, 431, "Request Header Fields Too Large: the request has more header fields than this server reads", null, { connection: "close" });
     const target = this.target(req, res);
     if (!target) return;
     const auth = this.auth;

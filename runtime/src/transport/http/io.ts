@@ -25,6 +25,12 @@ export interface Incoming {
   readByFramework?: boolean;
   /** The socket's remote address, where the platform gives it (node:http): the default caller of the quotas (HttpLimits). */
   remoteAddress?: string;
+  /**
+   * The platform kept only some of the request's header fields in `headers` (node:http keeps the first
+   * `maxHeadersCount`, 2000 names and values by default): the endpoint cannot check what it does not see (an Origin
+   * after the cut would pass the Origin check), so such a request is refused (431).
+   */
+  headersCut?: boolean;
 }
 
 /** The response side: the subset of Node's ServerResponse the endpoint writes with. */

@@ -47,6 +47,7 @@ function nodeIncoming(req: IncomingMessage & { body?: unknown }, res: ServerResp
     url: req.url ?? "/",
     headers: req.headers.authorization === undefined ? req.headers : withEveryAuthorization(req),
     remoteAddress: req.socket?.remoteAddress,
+    headersCut: headersCut(req),
     // A body-parsing middleware ran first (express.json(), or Fastify's body assigned to request.raw.body).
     parsedBody: req.body !== undefined && req.body !== null && typeof req.body === "object" && !Buffer.isBuffer(req.body) ? req.body : undefined,
     readByFramework: typeof req.body === "string" || Buffer.isBuffer(req.body),
@@ -79,6 +80,16 @@ function nodeIncoming(req: IncomingMessage & { body?: unknown }, res: ServerResp
       req.on("end", onEnd);
     },
   };
+}
+
+/**
+ * Whether Node left header fields out of `req.headers`: it keeps the first `maxHeadersCount` entries of `rawHeaders`
+ * (names and values, 2000 unless the server sets another; 0 keeps all), and `rawHeaders` holds those and a few more.
+ */
+function headersCut(req: IncomingMessage): boolean {
+  const set = (req.socket as { server?: { maxHeadersCount?: number | null } } | undefined)?.server?.maxHeadersCount;
+  const max = typeof set === "number" ? set : 2000;
+  return max > 0 && req.rawHeaders.length > max;
 }
 
 /**
