@@ -3,7 +3,7 @@
 // introspection max age. The issuer here is a small real one on 127.0.0.1 whose keys and active tokens the test
 // changes (oidc-provider cannot rotate its keys while running): metadata, JWKS and RFC 7662 introspection, each
 // counted. spec/2025-11-25/basic/authorization.mdx#token-handling
-import { createServer as createHttpServer, type Server } from "node:http";
+import { Agent, createServer as createHttpServer, request as httpRequest, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from "jose";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
@@ -74,6 +74,38 @@ async function whoami(url: string, token: string): Promise<{ status: number; tex
   const { body, headers } = modernRequest(1, "tools/call", { name: "whoami", arguments: {} }, modernMeta());
   const res = await raw(url, { headers: { ...headers, authorization: `Bearer ${token}` }, body });
   return { status: res.status, text: res.json?.result?.content?.[0]?.text };
+}
+
+/**
+ * One keep-alive connection (a client sending its token on every request of it, which the server remembers per
+ * connection): `status(token)` over it, and `sockets()`, how many connections it has opened so far.
+ */
+function connection(url: string): { status: (token: string) => Promise<number>; sockets: () => number; close: () => void } {
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  let opened = 0;
+  const u = new URL(url);
+  const { body, headers } = modernRequest(1, "tools/call", { name: "whoami", arguments: {} }, modernMeta());
+  const text = JSON.stringify(body);
+  return {
+    status: (token) =>
+      new Promise((resolve, reject) => {
+        const req = httpRequest(
+          { host: u.hostname, port: u.port, path: u.pathname, method: "POST", agent, headers: { ...headers, authorization: `Bearer ${token}`, "content-length": Buffer.byteLength(text) } },
+          (res) => {
+            res.resume();
+            res.on("end", () => resolve(res.statusCode ?? 0));
+          },
+        );
+        req.on("socket", (s) => {
+          if (!req.reusedSocket) opened++;
+          void s;
+        });
+        req.on("error", reject);
+        req.end(text);
+      }),
+    sockets: () => opened,
+    close: () => agent.destroy(),
+  };
 }
 
 /** The HTTP status of a 2026-07-28 `tools/call whoami` with `token`. */
@@ -153,6 +185,50 @@ describe("authorization.tokenCache", () => {
     } finally {
       vi.useRealTimers();
       issuer.publish("k1");
+    }
+  });
+
+  it("on one keep-alive connection, as on new ones: a token past its exp, signed by a key rotated out, or revoked past introspectionMaxAgeSec is refused", async () => {
+    const url = await serve({ clockToleranceSec: 0 });
+    const c = connection(url);
+    try {
+      const exp = now() + 2;
+      const short = await issuer.sign("k1", { sub: "alice", aud: url, exp });
+      expect([await c.status(short), await c.status(short)]).toEqual([200, 200]);
+      while (Date.now() < exp * 1000 + 50) await sleep(100);
+      expect(await c.status(short)).toBe(401);
+
+      issuer.publish("k1");
+      const old = await issuer.sign("k1", { sub: "alice", aud: url, exp: now() + 300 });
+      expect([await c.status(old), await c.status(old)]).toEqual([200, 200]);
+      issuer.publish("k2");
+      vi.useFakeTimers({ toFake: ["Date"] });
+      try {
+        vi.setSystemTime(Date.now() + 31_000);
+        // Another client's token signed by the new key makes the server fetch the new key set.
+        expect(await status(url, await issuer.sign("k2", { sub: "bob", aud: url, exp: now() + 300 }))).toBe(200);
+        expect(await c.status(old)).toBe(401);
+      } finally {
+        vi.useRealTimers();
+        issuer.publish("k1");
+      }
+      expect(c.sockets()).toBe(1);
+    } finally {
+      c.close();
+    }
+
+    const introspected = await serve({ introspection: { clientId: "rs", clientSecret: "rs-secret" }, tokenCache: { introspectionMaxAgeSec: 1 } });
+    const d = connection(introspected);
+    try {
+      issuer.opaque.set("opaque-carol", { active: true, sub: "carol", aud: introspected, iss: issuer.url, exp: now() + 300 });
+      expect(await d.status("opaque-carol")).toBe(200);
+      issuer.opaque.delete("opaque-carol");
+      expect(await d.status("opaque-carol")).toBe(200);
+      await sleep(1100);
+      expect(await d.status("opaque-carol")).toBe(401);
+      expect(d.sockets()).toBe(1);
+    } finally {
+      d.close();
     }
   });
 

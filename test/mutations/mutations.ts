@@ -326,6 +326,15 @@ export const MUTATIONS: Mutation[] = [
     filter: "typ",
   },
   {
+    id: "connection-token-memo-stands",
+    rule: "A connection's remembered token stands only while its cache entry does: not past its exp, a rotation, an introspection max age. spec/2025-11-25/basic/authorization.mdx#token-handling",
+    file: "runtime/src/transport/http/authorization.ts",
+    find: "last.header === header && this.tokens.stands(last.entry)",
+    replace: "last.header === header",
+    test: TOKEN_CACHE,
+    filter: "one keep-alive connection",
+  },
+  {
     id: "two-authorization-headers",
     rule: "Credentials in more than one Authorization header are 400 invalid_request on every entry. RFC 6750 §3.1",
     file: "runtime/src/transport/http/authorization.ts",

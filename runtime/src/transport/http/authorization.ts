@@ -17,7 +17,7 @@ import { AuthorizationError, FETCH_TIMEOUT_MS, unavailable } from "./authorizati
 import { Introspection } from "./introspection.js";
 import { missingScopes, principalOf } from "./principals.js";
 import type { HeaderBag, Reply } from "./io.js";
-import { TokenCache, type TokenCacheLimits } from "./token-cache.js";
+import { TokenCache, type Entry as CachedToken, type TokenCacheLimits } from "./token-cache.js";
 
 export { AuthorizationError } from "./authorization-error.js";
 export { principalOf } from "./principals.js";
@@ -92,6 +92,8 @@ export class ResourceServer {
   private readonly introspection?: Introspection;
   /** Verified tokens' principals (JWT and introspection; not a custom `verify`, whose lifetime rules are its own). */
   private readonly tokens: TokenCache;
+  /** Per connection (node:http: its socket), the Authorization header it last sent, its cache entry and principal. */
+  private readonly lastOnConnection = new WeakMap<object, { header: string; entry: CachedToken; principal: Principal }>();
 
   /**
    * @param resource the canonical URI (options.resource, or serveHttp's own URL).
@@ -231,12 +233,19 @@ export class ResourceServer {
    * promise: the common case of a client sending the same token on each request); undefined when `authenticate` must
    * decide (a token to verify, a malformed header, a missing scope, a custom `verify`).
    */
-  cachedPrincipal(headers: HeaderBag): Principal | undefined {
+  cachedPrincipal(headers: HeaderBag, connection?: object): Principal | undefined {
     const header = headers.authorization;
     if (typeof header !== "string" || this.options.verify) return undefined;
+    // A keep-alive client sends the same header on every request of its connection: what it was last time stands
+    // while its cache entry does (not evicted, rotated out or expired), without hashing the token again.
+    const last = connection && this.lastOnConnection.get(connection);
+    if (last && last.header === header && this.tokens.stands(last.entry)) return last.principal;
     const m = BEARER.exec(header);
-    const principal = m ? this.tokens.get(m[1]) : undefined;
-    return principal && missingScopes(principal, this.options.requiredScopes).length === 0 ? withToken(principal, m![1]) : undefined;
+    const entry = m ? this.tokens.entry(m[1]) : undefined;
+    if (!entry || missingScopes(entry.principal, this.options.requiredScopes).length > 0) return undefined;
+    const principal = withToken(entry.principal, m![1]);
+    if (connection) this.lastOnConnection.set(connection, { header, entry, principal });
+    return principal;
   }
 
   private async verify(token: string): Promise<Principal> {

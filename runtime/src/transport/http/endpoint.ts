@@ -163,7 +163,7 @@ export class HttpEndpoint {
     if (!serve) return;
     if (!auth) return serve(undefined);
     // A token the cache holds is answered in this turn; any other is verified (or refused) by authenticate.
-    const known = auth.cachedPrincipal(req.headers);
+    const known = auth.cachedPrincipal(req.headers, req.connection);
     if (known) return serve(known);
     // Every request carries the token, also within a session (spec/2025-11-25/basic/authorization.mdx#token-requirements):
     // verified before anything of the message is read.

@@ -31,6 +31,8 @@ export interface Incoming {
    * after the cut would pass the Origin check), so such a request is refused (431).
    */
   headersCut?: boolean;
+  /** The connection the request came on, where the platform has one (node:http: its socket): a key for per-connection memos. */
+  connection?: object;
 }
 
 /** The response side: the subset of Node's ServerResponse the endpoint writes with. */

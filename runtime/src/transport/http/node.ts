@@ -48,6 +48,7 @@ function nodeIncoming(req: IncomingMessage & { body?: unknown }, res: ServerResp
     headers: req.headers.authorization === undefined ? req.headers : withEveryAuthorization(req),
     remoteAddress: req.socket?.remoteAddress,
     headersCut: headersCut(req),
+    connection: req.socket ?? undefined,
     // A body-parsing middleware ran first (express.json(), or Fastify's body assigned to request.raw.body).
     parsedBody: req.body !== undefined && req.body !== null && typeof req.body === "object" && !Buffer.isBuffer(req.body) ? req.body : undefined,
     readByFramework: typeof req.body === "string" || Buffer.isBuffer(req.body),

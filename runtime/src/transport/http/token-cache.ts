@@ -21,8 +21,10 @@ export interface TokenCacheLimits {
   maxBytes: number;
 }
 
-interface Entry {
+/** A cached outcome: the principal, kept until `until`; `gone` once the cache dropped it (evicted, rotated out, expired). */
+export interface Entry {
   principal: Principal;
+  gone?: true;
   /** Epoch ms past which the entry is not used. */
   until: number;
   /** The `kid` of the key that verified the token (JWT), undefined for introspection or a token without one. */
@@ -60,17 +62,27 @@ export class TokenCache {
 
   /** The cached principal of `token`, or undefined (unknown, expired or evicted). */
   get(token: string): Principal | undefined {
+    return this.entry(token)?.principal;
+  }
+
+  /** The cached entry of `token` (made the most recently used), or undefined: unknown, expired or evicted. */
+  entry(token: string): Entry | undefined {
     if (this.limits.maxAgeMs <= 0 || this.entries.size === 0) return undefined;
     const key = keyOf(token);
     const entry = this.entries.get(key);
     if (!entry) return undefined;
-    this.entries.delete(key);
     if (entry.until <= this.now()) {
-      this.bytes -= entry.bytes;
+      this.remove(key, entry);
       return undefined;
     }
+    this.entries.delete(key);
     this.entries.set(key, entry);
-    return entry.principal;
+    return entry;
+  }
+
+  /** Whether an entry `entry` returned still stands: not dropped since, nor past its time. */
+  stands(entry: Entry): boolean {
+    return entry.gone === undefined && entry.until > this.now();
   }
 
   /**
@@ -102,5 +114,6 @@ export class TokenCache {
     if (!entry) return;
     this.entries.delete(key);
     this.bytes -= entry.bytes;
+    entry.gone = true;
   }
 }
