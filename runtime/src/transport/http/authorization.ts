@@ -69,6 +69,32 @@ export function issuerMetadataUrls(issuer: string): string[] {
 }
 
 /**
+ * The principal of a Bearer header whose token the cache holds with every required scope, at once. Per connection
+ * (node:http: its socket) the header it last sent is remembered with its entry and principal: a keep-alive client
+ * sends the same header on every request, and what it was stands while its entry does (not evicted, rotated out or
+ * expired), without hashing the token again.
+ */
+class CachedPrincipals {
+  private readonly last = new WeakMap<object, { header: string; entry: CachedToken; principal: Principal }>();
+
+  constructor(
+    private readonly tokens: TokenCache,
+    private readonly requiredScopes: readonly string[] | undefined,
+  ) {}
+
+  of(header: string, connection: object | undefined): Principal | undefined {
+    const last = connection && this.last.get(connection);
+    if (last && last.header === header && this.tokens.stands(last.entry)) return last.principal;
+    const m = BEARER.exec(header);
+    const entry = m ? this.tokens.entry(m[1]) : undefined;
+    if (!entry || missingScopes(entry.principal, this.requiredScopes).length > 0) return undefined;
+    const principal = withToken(entry.principal, m![1]);
+    if (connection) this.last.set(connection, { header, entry, principal });
+    return principal;
+  }
+}
+
+/**
  * One MCP endpoint's resource server: its metadata documents, its challenges and its token verification.
  */
 export class ResourceServer {
@@ -92,8 +118,7 @@ export class ResourceServer {
   private readonly introspection?: Introspection;
   /** Verified tokens' principals (JWT and introspection; not a custom `verify`, whose lifetime rules are its own). */
   private readonly tokens: TokenCache;
-  /** Per connection (node:http: its socket), the Authorization header it last sent, its cache entry and principal. */
-  private readonly lastOnConnection = new WeakMap<object, { header: string; entry: CachedToken; principal: Principal }>();
+  private readonly cached: CachedPrincipals;
 
   /**
    * @param resource the canonical URI (options.resource, or serveHttp's own URL).
@@ -113,6 +138,7 @@ export class ResourceServer {
     if (options.audienceCheck === false) warnNoAudienceCheck(this.issuer);
     this.tokenTypes = acceptedTokenTypes(options.tokenTypes);
     this.tokens = new TokenCache(tokenCacheLimits(options));
+    this.cached = new CachedPrincipals(this.tokens, options.requiredScopes);
     if (options.introspection) this.introspection = new Introspection(options.introspection, this.issuer, () => this.authorizationServerMetadata());
     const u = new URL(this.resource);
     const suffix = u.pathname === "/" ? "" : u.pathname;
@@ -235,17 +261,7 @@ export class ResourceServer {
    */
   cachedPrincipal(headers: HeaderBag, connection?: object): Principal | undefined {
     const header = headers.authorization;
-    if (typeof header !== "string" || this.options.verify) return undefined;
-    // A keep-alive client sends the same header on every request of its connection: what it was last time stands
-    // while its cache entry does (not evicted, rotated out or expired), without hashing the token again.
-    const last = connection && this.lastOnConnection.get(connection);
-    if (last && last.header === header && this.tokens.stands(last.entry)) return last.principal;
-    const m = BEARER.exec(header);
-    const entry = m ? this.tokens.entry(m[1]) : undefined;
-    if (!entry || missingScopes(entry.principal, this.options.requiredScopes).length > 0) return undefined;
-    const principal = withToken(entry.principal, m![1]);
-    if (connection) this.lastOnConnection.set(connection, { header, entry, principal });
-    return principal;
+    return typeof header === "string" && !this.options.verify ? this.cached.of(header, connection) : undefined;
   }
 
   private async verify(token: string): Promise<Principal> {
