@@ -344,6 +344,14 @@ export const MUTATIONS: Mutation[] = [
     filter: "two Authorization headers",
   },
   {
+    id: "http2-authority",
+    rule: "On HTTP/2 the Host check reads :authority (Host is optional there), and a Host naming another authority is 400. RFC 9113 §8.3.1",
+    file: "runtime/src/transport/http/endpoint.ts",
+    find: "let authority = host ?? pseudo;",
+    replace: "let authority = host;",
+    test: "test/runtime/http2.test.ts",
+  },
+  {
     id: "header-fields-cut",
     rule: "A request with header fields node:http left out of req.headers is 431, not served unchecked past the cut (an Origin there). RFC 6585 §5",
     file: "runtime/src/transport/http/endpoint.ts",

@@ -185,7 +185,13 @@ export class HttpEndpoint {
    */
   private target(req: Incoming, res: Reply): { url: string; pathname: string; query: string } | undefined {
     let url = req.url ?? "/";
-    let authority = one(req.headers.host);
+    // HTTP/2 carries the authority in :authority, Host optional; both must name the same one. RFC 9113 §8.3.1
+    const host = one(req.headers.host);
+    const pseudo = one(req.headers[":authority"]);
+    if (host !== undefined && pseudo !== undefined && host.toLowerCase() !== pseudo.toLowerCase()) {
+      return void this.responder.invalidRequest(res, 400, "Bad Request: Host and :authority name different authorities");
+    }
+    let authority = host ?? pseudo;
     if (!url.startsWith("/")) {
       try {
         const u = new URL(url);
