@@ -22,7 +22,7 @@ export const MUTATIONS: Mutation[] = [
   {
     id: "jwt-audience",
     rule: "A JWT access token MUST have been issued for this server (aud). spec/2025-11-25/basic/authorization.mdx#token-audience-binding-and-validation, RFC 8707 §2",
-    file: "runtime/src/transport/http/authorization.ts",
+    file: "runtime/src/transport/http/token-verifier.ts",
     find: "audience: this.options.audienceCheck === false ? undefined : [...this.audience],",
     replace: "audience: undefined,",
     test: AUTH,
@@ -31,7 +31,7 @@ export const MUTATIONS: Mutation[] = [
   {
     id: "jwt-issuer",
     rule: "A JWT access token is from the configured issuer (iss). RFC 9068 §4, spec/2025-11-25/basic/authorization.mdx#token-handling",
-    file: "runtime/src/transport/http/authorization.ts",
+    file: "runtime/src/transport/http/token-verifier.ts",
     find: "        issuer: this.issuer,\n        audience:",
     replace: "        audience:",
     test: AUTH,
@@ -40,7 +40,7 @@ export const MUTATIONS: Mutation[] = [
   {
     id: "jwt-expiry",
     rule: "An expired JWT access token is refused (exp, 30 s of clock tolerance). RFC 9068 §4, RFC 7519 §4.1.4",
-    file: "runtime/src/transport/http/authorization.ts",
+    file: "runtime/src/transport/http/token-verifier.ts",
     find: "clockTolerance: this.tolerance,",
     replace: "clockTolerance: 10 ** 9,",
     test: AUTH,
@@ -57,7 +57,7 @@ export const MUTATIONS: Mutation[] = [
   {
     id: "token-cache-rotated-key",
     rule: "A token whose signing key the issuer no longer publishes is refused once the new key set is fetched, cached or not. RFC 7517 §5, spec/2025-11-25/basic/authorization.mdx#token-handling",
-    file: "runtime/src/transport/http/authorization.ts",
+    file: "runtime/src/transport/http/token-verifier.ts",
     find: "    this.tokens.retainKeys(",
     replace: "    void this.tokens.size;\n    void (",
     test: TOKEN_CACHE,
@@ -65,7 +65,7 @@ export const MUTATIONS: Mutation[] = [
   {
     id: "token-cache-scopes",
     rule: "A token answered from the token cache still needs every requiredScopes (403 insufficient_scope). RFC 6750 §3.1, spec/2025-11-25/basic/authorization.mdx#scope-challenge-handling",
-    file: "runtime/src/transport/http/authorization.ts",
+    file: "runtime/src/transport/http/token-verifier.ts",
     find: "if (!entry || missingScopes(entry.principal, this.requiredScopes).length > 0) return undefined;",
     replace: "if (!entry) return undefined;",
     test: TOKEN_CACHE,
@@ -74,7 +74,7 @@ export const MUTATIONS: Mutation[] = [
   {
     id: "token-cache-principal-token",
     rule: "The principal of a request answered from the token cache carries that request's token (Principal.token), as a verified one does.",
-    file: "runtime/src/transport/http/authorization.ts",
+    file: "runtime/src/transport/http/token-verifier.ts",
     find: "const principal = withToken(entry.principal, m![1]);",
     replace: "const principal = entry.principal;",
     test: TOKEN_CACHE,
@@ -319,7 +319,7 @@ export const MUTATIONS: Mutation[] = [
   {
     id: "jwt-typ",
     rule: "A JWT access token has typ at+jwt (an ID token's typ JWT is refused). RFC 9068 §2.1, §4",
-    file: "runtime/src/transport/http/authorization.ts",
+    file: "runtime/src/transport/http/token-verifier.ts",
     find: "      if (!this.tokenTypes.has(typ))",
     replace: "      if (false)",
     test: AUTH,
@@ -328,7 +328,7 @@ export const MUTATIONS: Mutation[] = [
   {
     id: "connection-token-memo-stands",
     rule: "A connection's remembered token stands only while its cache entry does: not past its exp, a rotation, an introspection max age. spec/2025-11-25/basic/authorization.mdx#token-handling",
-    file: "runtime/src/transport/http/authorization.ts",
+    file: "runtime/src/transport/http/token-verifier.ts",
     find: "last.header === header && this.tokens.stands(last.entry)",
     replace: "last.header === header",
     test: TOKEN_CACHE,
