@@ -7,14 +7,11 @@ import http2 from "node:http2";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createServer, type NodeHandler } from "../../runtime/dist/index.js";
+import { modernRequest } from "./http-helpers.js";
 
 const MODERN = "2026-07-28";
-const body = JSON.stringify({
-  jsonrpc: "2.0",
-  id: 1,
-  method: "server/discover",
-  params: { _meta: { "io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextprotocol/clientCapabilities": {} } },
-});
+const discoverRequest = modernRequest(1, "server/discover");
+const body = JSON.stringify(discoverRequest.body);
 
 describe("nodeHandler on node:http2", () => {
   let handler: NodeHandler;
