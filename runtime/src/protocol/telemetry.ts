@@ -46,9 +46,12 @@ export function loadTelemetry(): Promise<boolean> {
   ));
 }
 
+/** What the OpenTelemetry API registered on the global object (once anything set a provider or logger), or undefined. */
+const otelGlobal = () => (globalThis as Record<symbol, { trace?: unknown; metrics?: unknown } | undefined>)[GLOBAL_KEY];
+
 /** The API when an SDK has registered a tracer or meter provider, else undefined (one property read). */
 function registered(): Api | undefined {
-  const global = (globalThis as Record<symbol, { trace?: unknown; metrics?: unknown } | undefined>)[GLOBAL_KEY];
+  const global = otelGlobal();
   if (global === undefined || (global.trace === undefined && global.metrics === undefined)) return undefined;
   if (!api) void loadTelemetry();
   return api;
@@ -306,7 +309,7 @@ export function beginTaskRun(taskId: string, tool: string): TaskTelemetry | unde
  * before the server starts, as OpenTelemetry asks) records the sessions that begin after it.
  */
 export function sessionStartTime(): number | undefined {
-  return (globalThis as Record<symbol, unknown>)[GLOBAL_KEY] === undefined ? undefined : performance.now();
+  return otelGlobal() === undefined ? undefined : performance.now();
 }
 
 /** A legacy session ended (its link closed): record `mcp.server.session.duration` from `startedAt` (performance.now()). */
