@@ -126,7 +126,7 @@ for (const { argv, cpu } of accounted) {
 }
 const total = [...byKind.values()].reduce((s, e) => s + e.cpu, 0);
 console.log(
-  `\nCPU by process (${accounted.length} Node.js processes that exited by themselves, ${total.toFixed(0)} s of the CPU above):`,
+  `\nCPU by process (${accounted.length} Node.js process${accounted.length === 1 ? "" : "es"} that exited by themselves, ${total.toFixed(0)} s of the CPU above):`,
 );
 for (const [k, e] of [...byKind]
   .sort((a, b) => b[1].cpu - a[1].cpu)
