@@ -96,9 +96,8 @@ function connection(url: string): { status: (token: string) => Promise<number>; 
             res.on("end", () => resolve(res.statusCode ?? 0));
           },
         );
-        req.on("socket", (s) => {
+        req.on("socket", () => {
           if (!req.reusedSocket) opened++;
-          void s;
         });
         req.on("error", reject);
         req.end(text);
